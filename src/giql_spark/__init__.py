@@ -1,0 +1,23 @@
+"""GIQL, the SQL dialect for genomic intervals, on Apache Spark."""
+
+from .errors import (
+    GiqlSparkError,
+    QueryError,
+    QuerySyntaxError,
+    UnknownColumnError,
+    UnknownTableError,
+)
+from .session import Session, local_spark
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Session",
+    "local_spark",
+    "GiqlSparkError",
+    "QueryError",
+    "QuerySyntaxError",
+    "UnknownColumnError",
+    "UnknownTableError",
+    "__version__",
+]

@@ -1,0 +1,223 @@
+"""The user's entry point: a Spark session plus registered GIQL tables."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass
+from importlib import resources
+
+from giql import Table
+from pyspark.sql import DataFrame, SparkSession
+
+from .errors import GiqlSparkError, QueryError, UnknownColumnError, UnknownTableError
+from .language.compile import compile_giql
+from .planner.choose import choose
+from .planner.rewrite import PhysicalNode, plan_physical
+from .runtime import build_node
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _default_driver_memory() -> str:
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return "4g"
+    # Local mode runs everything in the driver JVM; leave room for Python
+    # workers and the OS.
+    gib = max(1, min(16, int(total / 2**30 * 0.4)))
+    return f"{gib}g"
+
+
+def local_spark(master: str | None = None, app_name: str = "giql-spark", config: dict | None = None) -> SparkSession:
+    """Start (or reuse) a SparkSession for this machine with quiet logs."""
+    # Python workers must run the interpreter that has this package and its
+    # dependencies, not whatever python3 is first on PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    log4j = resources.files("giql_spark").joinpath("data/log4j2.properties")
+    cores = os.cpu_count() or 2
+    conf = {
+        "spark.driver.memory": _default_driver_memory(),
+        "spark.sql.shuffle.partitions": str(max(4, 2 * cores)),
+        "spark.default.parallelism": str(max(2, cores)),
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    conf.update(config or {})
+    builder = SparkSession.builder.master(master or "local[*]").appName(app_name)
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A table as the session knows it: its giql mapping and its source."""
+
+    table: Table
+    source: str  # a path, or "DataFrame"
+    skipped_rows: int = 0
+
+
+class Session:
+    """GIQL on Spark.
+
+    ``Session()`` starts an embedded local Spark (``local[*]``);
+    ``Session(spark)`` wraps an existing SparkSession (a cluster, or Spark
+    Connect). Options: ``strategy`` forces an interval-join strategy
+    (``"binned"``, ``"naive"``), ``bin_size`` the binned strategy's bin width.
+    """
+
+    def __init__(self, spark: SparkSession | None = None, *, master: str | None = None,
+                 config: dict | None = None, strategy: str | None = None, bin_size: int | None = None):
+        self.spark = spark if spark is not None else local_spark(master, config=config)
+        self.options: dict = {"strategy": strategy, "bin_size": bin_size}
+        self._tables: dict[str, Registered] = {}
+
+    # -- tables ---------------------------------------------------------------
+    def register(self, name: str, source, *, format: str | None = None, chrom_col: str = "chrom",
+                 start_col: str = "start", end_col: str = "end", strand_col: str | None = "strand",
+                 genomic_col: str = "interval", coordinate_system: str = "0based",
+                 interval_type: str = "half_open", on_error: str = "raise", **read_options) -> DataFrame:
+        """Register ``source`` (a path or a Spark DataFrame) as table ``name``.
+
+        Paths are read by extension (BED, Parquet, CSV/TSV; ``format=``
+        overrides). The mapping options are giql's :class:`giql.Table`:
+        which columns hold chromosome, start, end and strand, and the
+        coordinate convention (BED and the defaults are 0-based half-open).
+        A strand column that the table lacks is ignored. Returns the table's
+        DataFrame.
+        """
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise GiqlSparkError(f"table name {name!r} must be a plain identifier (letters, digits, _)")
+        skipped = 0
+        if isinstance(source, DataFrame):
+            df, origin = source, "DataFrame"
+        elif isinstance(source, (str, os.PathLike)):
+            from .io import read_path
+
+            df, skipped = read_path(self.spark, os.fspath(source), format, on_error=on_error, **read_options)
+            origin = os.fspath(source)
+        else:
+            raise GiqlSparkError(
+                f"table {name!r}: source must be a path or a Spark DataFrame, got {type(source).__name__}"
+            )
+        columns = {c.lower() for c in df.columns}
+        for role, col in (("chrom_col", chrom_col), ("start_col", start_col), ("end_col", end_col)):
+            if col.lower() not in columns:
+                raise UnknownColumnError(
+                    f"table {name!r} has no column {col!r} for {role} (columns: {', '.join(df.columns)})"
+                )
+        if strand_col is not None and strand_col.lower() not in columns:
+            strand_col = None
+        table = Table(name, genomic_col=genomic_col, chrom_col=chrom_col, start_col=start_col,
+                      end_col=end_col, strand_col=strand_col, coordinate_system=coordinate_system,
+                      interval_type=interval_type)
+        df.createOrReplaceTempView(name)
+        self._tables[name] = Registered(table, origin, skipped)
+        return df
+
+    def table(self, name: str) -> DataFrame:
+        if name not in self._tables:
+            raise UnknownTableError(f"unknown table {name!r} (registered tables: {', '.join(self._tables) or 'none'})")
+        return self.spark.table(name)
+
+    @property
+    def tables(self) -> dict[str, Registered]:
+        return dict(self._tables)
+
+    # -- queries --------------------------------------------------------------
+    def _columns_of(self, sql: str) -> dict[str, list[str]]:
+        schema = self._analyse(sql).schema
+        return {f.name: list(f.dataType.fieldNames()) for f in schema.fields}
+
+    def _analyse(self, sql: str) -> DataFrame:
+        try:
+            return self.spark.sql(sql)
+        except Exception as e:  # AnalysisException and ParseException
+            raise _spark_error(e) from None
+
+    def _plan(self, query: str) -> tuple[str, list[PhysicalNode]]:
+        tree = compile_giql(query, {n: r.table for n, r in self._tables.items()})
+        nodes = plan_physical(tree, self._columns_of)
+        for node in nodes:
+            node.choice = choose(node, self.options)
+        return tree.sql(dialect="spark"), nodes
+
+    def _execute(self, query: str) -> tuple[DataFrame, str, list[PhysicalNode]]:
+        sql, nodes = self._plan(query)
+        for node in nodes:
+            left = self._analyse(node.left.sql)
+            right = self._analyse(node.right.sql)
+            build_node(node, left, right).createOrReplaceTempView(node.view)
+        return self._analyse(sql), sql, nodes
+
+    def sql(self, query: str) -> DataFrame:
+        """Run a GIQL query; return a lazy Spark DataFrame."""
+        return self._execute(query)[0]
+
+    def to_sql(self, query: str) -> str:
+        """The Spark SQL that runs for ``query`` (interval joins read planner views)."""
+        return self._plan(query)[0]
+
+    def explain(self, query: str) -> str:
+        """The plan in words: each interval operator and its strategy, then Spark's plan."""
+        df, sql, nodes = self._execute(query)
+        out = [f"GIQL: {' '.join(query.split())}", ""]
+        if not nodes:
+            out.append("Interval operators: none (runs as Spark SQL)")
+        for i, node in enumerate(nodes, 1):
+            out.extend(_describe(i, node))
+        out += ["", "Spark SQL:", f"  {sql}", "", "Spark physical plan:"]
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            df.explain()
+        out.append(buf.getvalue().rstrip())
+        return "\n".join(out)
+
+    def stop(self) -> None:
+        self.spark.stop()
+
+
+def _describe(i: int, node: PhysicalNode) -> list[str]:
+    c = node.choice
+    params = ", ".join(f"{k}={v}" for k, v in c.get("params", {}).items())
+    lines = []
+    if node.kind == "interval_join":
+        s = node.spec
+        lines.append(
+            f"[{i}] interval join: {s.how.upper()} {s.predicate.upper()} "
+            f"({', '.join(node.left.aliases)}) x ({', '.join(node.right.aliases)})"
+        )
+        lines.append(f"    condition: {s.condition}" + (f" AND {s.residual}" if s.residual else ""))
+    else:
+        s = node.spec
+        lines.append(f"[{i}] nearest: k={s.k}{' stranded' if s.stranded else ''} "
+                     f"targets {s.target[0]} for references {s.reference[0]}")
+    lines.append(f"    strategy: {c['strategy']}" + (f" ({params})" if params else "") + f" — {c['reason']}")
+    return lines
+
+
+def _spark_error(e: Exception) -> GiqlSparkError:
+    cond = ""
+    params: dict = {}
+    with contextlib.suppress(Exception):
+        cond = e.getCondition() or ""
+    with contextlib.suppress(Exception):
+        params = e.getMessageParameters() or {}
+    msg = " ".join(str(e).split())
+    if cond.startswith("UNRESOLVED_COLUMN") or cond.startswith("UNRESOLVED_FIELD"):
+        name = params.get("objectName") or params.get("fieldName") or "?"
+        hint = params.get("proposal")
+        return UnknownColumnError(f"unknown column {name}" + (f" (did you mean one of: {hint})" if hint else ""))
+    if cond.startswith("TABLE_OR_VIEW_NOT_FOUND"):
+        return UnknownTableError(f"unknown table {params.get('relationName', '?')}")
+    return QueryError(msg[:500])
