@@ -145,19 +145,20 @@ class Session:
         except Exception as e:  # AnalysisException and ParseException
             raise _spark_error(e) from None
 
+    def _build(self, node: PhysicalNode) -> None:
+        node.choice = choose(node, self.options)
+        left = self._analyse(node.left.sql)
+        right = self._analyse(node.right.sql)
+        # Building is lazy: this defines the view, no Spark job runs.
+        build_node(node, left, right).createOrReplaceTempView(node.view)
+
     def _plan(self, query: str) -> tuple[str, list[PhysicalNode]]:
         tree = compile_giql(query, {n: r.table for n, r in self._tables.items()})
-        nodes = plan_physical(tree, self._columns_of)
-        for node in nodes:
-            node.choice = choose(node, self.options)
+        nodes = plan_physical(tree, self._columns_of, self._build)
         return tree.sql(dialect="spark"), nodes
 
     def _execute(self, query: str) -> tuple[DataFrame, str, list[PhysicalNode]]:
         sql, nodes = self._plan(query)
-        for node in nodes:
-            left = self._analyse(node.left.sql)
-            right = self._analyse(node.right.sql)
-            build_node(node, left, right).createOrReplaceTempView(node.view)
         return self._analyse(sql), sql, nodes
 
     def sql(self, query: str) -> DataFrame:

@@ -70,6 +70,7 @@ class PhysicalNode:
 
 
 ColumnsOf = Callable[[str], dict[str, list[str]]]
+Build = Callable[[PhysicalNode], None]
 
 _ids = count()
 
@@ -103,13 +104,15 @@ def _and(parts: list[exp.Expression]) -> exp.Expression | None:
 def _alias(rel: exp.Expression) -> str:
     name = rel.alias_or_name
     if not name:
-        raise QueryError(f"a relation in an interval join needs an alias: {_spark(rel)}")
+        raise QueryError(f"a relation in an interval join needs an alias: {_spark(rel)[:200]}")
     return name
 
 
 def _aliases_of(rel: exp.Expression) -> list[str]:
     packed = rel.meta.get(PACKED)
-    return list(packed) if packed else [_alias(rel)]
+    if packed:
+        return list(packed)
+    return [rel.alias_or_name] if rel.alias_or_name else []
 
 
 def _packed_projection(rel: exp.Expression) -> list[str]:
@@ -225,7 +228,7 @@ def _find_interval_join(select: exp.Select):
         if join.args.get("using") or isinstance(join.this, exp.Lateral):
             left_aliases |= set(_aliases_of(join.this))
             continue
-        right_alias = _alias(join.this)
+        right_alias = join.this.alias_or_name
         on = join.args.get("on")
         places = [("on", c) for c in conjuncts(on)]
         if on is None and _join_type(join) == "inner":
@@ -329,17 +332,20 @@ def _rewrite_nearest(subquery: exp.Subquery, columns_of: ColumnsOf) -> PhysicalN
     return PhysicalNode(view, "nearest", left, right, spec)
 
 
-def plan_physical(tree: exp.Expression, columns_of: ColumnsOf) -> list[PhysicalNode]:
-    """Rewrite ``tree`` in place; return the operators to build, in build order.
+def plan_physical(tree: exp.Expression, columns_of: ColumnsOf, build: Build) -> list[PhysicalNode]:
+    """Rewrite ``tree`` in place; return the operators, in the order they were built.
 
     ``columns_of(sql)`` returns, for a side's SQL, each struct column's field
-    names (it analyses the SQL with Spark; nothing runs).
+    names (it analyses the SQL with Spark; nothing runs). ``build(node)``
+    makes ``node.view`` exist; it is called as soon as a node is planned,
+    because a later node's side may read an earlier node's view.
     """
     nodes: list[PhysicalNode] = []
     for sub in list(tree.find_all(exp.Subquery)):
         if NEAREST_CANDIDATES in sub.meta:
             node = _rewrite_nearest(sub, columns_of)
             if node is not None:
+                build(node)
                 nodes.append(node)
     # Deepest statements first, so a view a later side reads already exists.
     selects = sorted(tree.find_all(exp.Select), key=lambda s: -s.depth)
@@ -348,5 +354,6 @@ def plan_physical(tree: exp.Expression, columns_of: ColumnsOf) -> list[PhysicalN
             node = _rewrite_interval_join(select, columns_of)
             if node is None:
                 break
+            build(node)
             nodes.append(node)
     return nodes

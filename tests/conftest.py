@@ -1,0 +1,117 @@
+"""Shared fixtures: one local Spark for the run, and the giql + DuckDB oracle."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections import Counter
+
+import pytest
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+SCHEMA = "chrom string, start bigint, `end` bigint, name string, score double, strand string"
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from giql_spark import local_spark
+
+    spark = local_spark(
+        "local[2]",
+        config={
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.ui.enabled": "false",
+            "spark.driver.memory": "2g",
+            "spark.sql.adaptive.coalescePartitions.enabled": "true",
+        },
+    )
+    yield spark
+    spark.stop()
+
+
+@pytest.fixture()
+def session(spark):
+    import giql_spark as gs
+
+    return gs.Session(spark)
+
+
+class Table:
+    """Rows plus the giql mapping used to register them on both engines."""
+
+    def __init__(self, rows, schema=SCHEMA, **mapping):
+        self.rows = [tuple(r) for r in rows]
+        self.schema = schema
+        self.mapping = mapping
+
+    def columns(self):
+        return [c.strip().split(" ")[0].strip("`") for c in self.schema.split(",")]
+
+
+def _norm(v):
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        return round(v, 9)
+    return v
+
+
+def rows_of(records) -> Counter:
+    return Counter(tuple(_norm(v) for v in r) for r in records)
+
+
+def run_duckdb(query: str, tables: dict[str, Table]):
+    import duckdb
+    import giql
+    import pyarrow as pa
+
+    con = duckdb.connect()
+    specs = []
+    for name, t in tables.items():
+        cols = t.columns()
+        types = [c.strip().split(" ", 1)[1].strip() for c in t.schema.split(",")]
+        arrow_types = {"string": pa.string(), "bigint": pa.int64(), "double": pa.float64(), "int": pa.int32()}
+        arrays = [pa.array([r[i] for r in t.rows], type=arrow_types[ty]) for i, ty in enumerate(types)]
+        con.register(f"__src_{name}", pa.table(arrays, names=cols))
+        con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM "__src_{name}"')
+        mapping = dict(t.mapping)
+        if "strand_col" not in mapping and "strand" not in cols:
+            mapping["strand_col"] = None
+        specs.append(giql.Table(name, **mapping))
+    sql = giql.transpile(query, tables=specs, dialect="duckdb")
+    res = con.execute(sql)
+    names = [d[0] for d in res.description]
+    return names, res.fetchall()
+
+
+def run_spark(session, query: str, tables: dict[str, Table]):
+    for name, t in tables.items():
+        df = session.spark.createDataFrame(t.rows, t.schema)
+        session.register(name, df, **t.mapping)
+    df = session.sql(query)
+    return df.columns, [tuple(r) for r in df.collect()]
+
+
+@pytest.fixture()
+def check(session):
+    """Assert giql-spark returns the same rows (a multiset) as giql on DuckDB.
+
+    Returns the rows so a test can assert more about them.
+    """
+
+    def _check(query: str, tables: dict[str, Table], *, names: bool = True, min_rows: int = 0):
+        d_names, d_rows = run_duckdb(query, tables)
+        s_names, s_rows = run_spark(session, query, tables)
+        if names:
+            assert [n.lower() for n in s_names] == [n.lower() for n in d_names]
+        assert rows_of(s_rows) == rows_of(d_rows), (
+            f"\nquery: {query}\nspark only: {rows_of(s_rows) - rows_of(d_rows)}"
+            f"\nduckdb only: {rows_of(d_rows) - rows_of(s_rows)}"
+        )
+        assert len(d_rows) >= min_rows, f"expected at least {min_rows} rows, got {len(d_rows)}"
+        return s_rows
+
+    return _check
