@@ -64,6 +64,7 @@ class Registered:
 
     table: Table
     source: str  # a path, or "DataFrame"
+    columns: list[str]
     skipped_rows: int = 0
 
 
@@ -122,7 +123,7 @@ class Session:
                       end_col=end_col, strand_col=strand_col, coordinate_system=coordinate_system,
                       interval_type=interval_type)
         df.createOrReplaceTempView(name)
-        self._tables[name] = Registered(table, origin, skipped)
+        self._tables[name] = Registered(table, origin, list(df.columns), skipped)
         return df
 
     def table(self, name: str) -> DataFrame:
@@ -153,7 +154,11 @@ class Session:
         build_node(node, left, right).createOrReplaceTempView(node.view)
 
     def _plan(self, query: str) -> tuple[str, list[PhysicalNode]]:
-        tree = compile_giql(query, {n: r.table for n, r in self._tables.items()})
+        tree = compile_giql(
+            query,
+            {n: r.table for n, r in self._tables.items()},
+            {n: r.columns for n, r in self._tables.items()},
+        )
         nodes = plan_physical(tree, self._columns_of, self._build)
         return tree.sql(dialect="spark"), nodes
 

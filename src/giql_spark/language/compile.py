@@ -20,6 +20,7 @@ from sqlglot import exp, parse
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import QueryError, QuerySyntaxError, UnknownTableError
+from .stars import expand_star_replace
 from .target import SPARK
 
 
@@ -66,11 +67,11 @@ def check_tables(tree: exp.Expression, registered: dict[str, Table]) -> None:
             raise UnknownTableError(f"unknown table {name!r} (registered tables: {have})")
 
 
-def compile_giql(query: str, registered: dict[str, Table]) -> exp.Expression:
+def compile_giql(query: str, registered: dict[str, Table], columns: dict[str, list[str]]) -> exp.Expression:
     """Return the expanded standard-SQL tree for ``query``.
 
     ``registered`` maps table names to their giql :class:`~giql.table.Table`
-    mapping. Errors: :class:`QuerySyntaxError` (with position),
+    mapping, ``columns`` to their column names in order. Errors: :class:`QuerySyntaxError` (with position),
     :class:`UnknownTableError`, or :class:`QueryError` for a query giql
     rejects (its message names the operator or column).
     """
@@ -83,6 +84,7 @@ def compile_giql(query: str, registered: dict[str, Table]) -> exp.Expression:
         tree = resolve_operator_refs(tree, tables)
         tree = canonicalize_coordinates(tree, SPARK.capabilities)
         tree = ExpandOperators(SPARK, tables).transform(tree)
+        tree = expand_star_replace(tree, columns)
     except ParseError as e:
         raise QuerySyntaxError(_syntax_message(e, query)) from None
     except (ValueError, TypeError, KeyError, AssertionError) as e:

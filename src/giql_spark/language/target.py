@@ -45,7 +45,9 @@ class SparkTarget(Target):
     sqlglot_dialect: str | None = "spark"
     capabilities: Capabilities = Capabilities(
         supports_lateral=False,
-        supports_star_replace=False,
+        # Spark has no ``* REPLACE``; language.stars spells it out, keeping
+        # column order the way giql's DuckDB output does.
+        supports_star_replace=True,
         supports_qualify=False,
     )
 
