@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
 import re
 import sys
@@ -142,7 +143,8 @@ class Session:
 
     def _analyse(self, sql: str) -> DataFrame:
         try:
-            return self.spark.sql(sql)
+            with _quiet_spark_query_log():
+                return self.spark.sql(sql)
         except Exception as e:  # AnalysisException and ParseException
             raise _spark_error(e) from None
 
@@ -212,6 +214,19 @@ def _describe(i: int, node: PhysicalNode) -> list[str]:
     return lines
 
 
+@contextlib.contextmanager
+def _quiet_spark_query_log():
+    # PySpark logs every failed query as a multi-line JSON record; the error
+    # is re-raised as one clear line, so the record is only noise.
+    log = logging.getLogger("SQLQueryContextLogger")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 def _spark_error(e: Exception) -> GiqlSparkError:
     cond = ""
     params: dict = {}
@@ -224,6 +239,12 @@ def _spark_error(e: Exception) -> GiqlSparkError:
         name = params.get("objectName") or params.get("fieldName") or "?"
         hint = params.get("proposal")
         return UnknownColumnError(f"unknown column {name}" + (f" (did you mean one of: {hint})" if hint else ""))
+    if cond.startswith("FIELD_NOT_FOUND"):
+        # Columns of joined tables are struct fields after the join rewrite.
+        fields = params.get("fields")
+        return UnknownColumnError(
+            f"unknown column {params.get('fieldName', '?')}" + (f" (columns: {fields})" if fields else "")
+        )
     if cond.startswith("TABLE_OR_VIEW_NOT_FOUND"):
         return UnknownTableError(f"unknown table {params.get('relationName', '?')}")
     return QueryError(msg[:500])
