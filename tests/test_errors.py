@@ -74,5 +74,5 @@ def test_odd_column_names_cannot_break_the_sql(session):
         "odd", session.spark.createDataFrame([("chr1", 5, 20, "x")], odd),
         chrom_col="my chrom", start_col="s`t", end_col="e;--",
     )
-    rows = session.sql("SELECT a.name, b."na`me" AS m FROM peaks a JOIN odd b ON a.interval INTERSECTS b.interval").collect()
+    rows = session.sql('SELECT a.name, b."na`me" AS m FROM peaks a JOIN odd b ON a.interval INTERSECTS b.interval').collect()
     assert [tuple(r) for r in rows] == [("p1", "x")]
