@@ -7,12 +7,14 @@ from .errors import (
     UnknownColumnError,
     UnknownTableError,
 )
+from .examples import example_path
 from .session import Session, local_spark
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Session",
+    "example_path",
     "local_spark",
     "GiqlSparkError",
     "QueryError",
