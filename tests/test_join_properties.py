@@ -37,26 +37,30 @@ JOIN_SQL = {
 }
 
 
-@settings(max_examples=45, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     left=tables("p"),
     right=tables("g"),
     how=st.sampled_from(sorted(JOIN_SQL)),
     op=st.sampled_from(["INTERSECTS", "CONTAINS", "WITHIN"]),
     residual=st.booleans(),
-    strategy=st.sampled_from([("binned", 1), ("binned", 4), ("binned", 25), ("binned", 10_000), ("naive", None)]),
+    strategy=st.sampled_from([
+        ("binned", 1), ("binned", 4), ("binned", 25), ("binned", 10_000), ("naive", None),
+        ("broadcast", None), ("sweep", 1), ("sweep", 8), ("sweep", 10_000),
+    ]),
     one_based=st.booleans(),
 )
 def test_interval_join_matches_duckdb(session, left, right, how, op, residual, strategy, one_based):
     mapping = {"coordinate_system": "1based", "interval_type": "closed"} if one_based else {}
     tabs = {"peaks": Table(left), "genes": Table(right, **mapping)}
     query = JOIN_SQL[how].format(op=op, res=" AND b.score >= a.score" if residual else "")
-    session.options.update(strategy=strategy[0], bin_size=strategy[1])
+    size = "tile_size" if strategy[0] == "sweep" else "bin_size"
+    session.options.update({"strategy": strategy[0], size: strategy[1]})
     try:
         _, expected = run_duckdb(query, tabs)
         for name, t in tabs.items():
             session.register(name, session.spark.createDataFrame(t.rows, t.schema), **t.mapping)
         got = [tuple(r) for r in session.sql(query).collect()]
     finally:
-        session.options.update(strategy=None, bin_size=None)
+        session.options.update(strategy=None, bin_size=None, tile_size=None)
     assert rows_of(got) == rows_of(expected), f"{query} [{strategy}]"

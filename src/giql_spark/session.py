@@ -75,13 +75,15 @@ class Session:
     ``Session()`` starts an embedded local Spark (``local[*]``);
     ``Session(spark)`` wraps an existing SparkSession (a cluster, or Spark
     Connect). Options: ``strategy`` forces an interval-join strategy
-    (``"binned"``, ``"naive"``), ``bin_size`` the binned strategy's bin width.
+    (``"broadcast"``, ``"binned"``, ``"sweep"``, ``"naive"``), ``bin_size``
+    the binned strategy's bin width, ``tile_size`` the sweep's genome tile.
     """
 
     def __init__(self, spark: SparkSession | None = None, *, master: str | None = None,
-                 config: dict | None = None, strategy: str | None = None, bin_size: int | None = None):
+                 config: dict | None = None, strategy: str | None = None, bin_size: int | None = None,
+                 tile_size: int | None = None):
         self.spark = spark if spark is not None else local_spark(master, config=config)
-        self.options: dict = {"strategy": strategy, "bin_size": bin_size}
+        self.options: dict = {"strategy": strategy, "bin_size": bin_size, "tile_size": tile_size}
         self._tables: dict[str, Registered] = {}
 
     # -- tables ---------------------------------------------------------------

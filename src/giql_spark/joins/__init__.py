@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 
-from . import binned, naive
+from . import binned, broadcast, naive, sweep
 from .spec import Interval, JoinSpec
 
 STRATEGIES = {
+    "broadcast": broadcast.join,
     "binned": binned.join,
+    "sweep": sweep.join,
     "naive": naive.join,
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..joins import STRATEGIES
 from ..joins.binned import DEFAULT_BIN_SIZE
+from ..joins.sweep import DEFAULT_TILE_SIZE
 from .rewrite import PhysicalNode
 
 
@@ -22,5 +23,7 @@ def choose(node: PhysicalNode, options: dict) -> dict:
     params: dict = {}
     if strategy == "binned":
         params["bin_size"] = int(options.get("bin_size") or DEFAULT_BIN_SIZE)
+    elif strategy == "sweep":
+        params["tile_size"] = int(options.get("tile_size") or DEFAULT_TILE_SIZE)
     reason = "set by the session" if options.get("strategy") else "default for interval joins"
     return {"strategy": strategy, "params": params, "reason": reason}
