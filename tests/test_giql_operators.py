@@ -49,6 +49,9 @@ JOINS = [
     "SELECT a.name, b.name AS g FROM peaks a JOIN genes b ON a.interval INTERSECTS b.interval "
     "WHERE a.interval INTERSECTS 'chr1:0-200' ORDER BY a.name, g LIMIT 3",
     "SELECT name, chrom FROM peaks WHERE EXISTS (SELECT 1 FROM genes b WHERE peaks.interval INTERSECTS b.interval)",
+    "SELECT name FROM peaks p WHERE NOT EXISTS (SELECT 1 FROM genes b WHERE p.interval INTERSECTS b.interval AND score > 5)",
+    "SELECT name FROM peaks p WHERE p.score > 2 AND EXISTS "
+    "(SELECT 1 FROM genes b WHERE p.interval INTERSECTS b.interval AND b.strand = p.strand)",
     "WITH hot AS (SELECT * FROM genes WHERE score > 2) "
     "SELECT a.name, h.name AS g FROM peaks a JOIN hot h ON a.interval INTERSECTS h.interval",
 ]
@@ -154,6 +157,14 @@ DISJOIN = [
 @pytest.mark.parametrize("tables", [T, ONE_BASED], ids=["0based", "1based"])
 def test_disjoin(check, query, tables):
     check(query, tables, min_rows=1)
+
+
+@pytest.mark.parametrize("query", [DISJOIN[0], DISJOIN[1], JOINS[17], JOINS[18]])
+def test_range_joins_inside_operators_are_planned(session, check, query):
+    check(query, T)
+    plan = session.explain(query)
+    assert "[1] interval join" in plan
+    assert "NestedLoopJoin" not in plan and "CartesianProduct" not in plan
 
 
 def test_custom_column_names(check):

@@ -20,10 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from giql import REGISTRY, Capabilities, Target
+from giql.dialect import GIQLDialect
+from giql.expanders import disjoin as giql_disjoin
 from giql.expanders import intersects as giql_intersects
 from giql.expanders import nearest as giql_nearest
 from giql.expanders._params import coerce_bool_param
-from giql.expressions import Contains, GIQLNearest, Intersects, Within
+from giql.expressions import Contains, GIQLDisjoin, GIQLNearest, Intersects, Within
 from giql.resolver import ResolvedColumn
 from sqlglot import exp
 
@@ -124,6 +126,62 @@ def _target_table(ctx):
     return slot.table or (ctx.tables.get(slot.name) if slot.name else None)
 
 
+def _tag_contains_point(node: exp.Expression, interval: tuple, point: tuple) -> exp.Expression:
+    """Mark ``node`` (a conjunction) as "interval holds point" for the planner.
+
+    ``interval`` is (chrom, start, end) and ``point`` (chrom, pos) as column
+    nodes; the point is the zero-width hull [pos, pos].
+    """
+    frag = lambda c: c.sql(dialect=GIQLDialect)  # noqa: E731
+    holder = ResolvedColumn(frag(interval[0]), frag(interval[1]), frag(interval[2]), None, None)
+    dot = ResolvedColumn(frag(point[0]), frag(point[1]), frag(point[1]), None, None)
+    wrapped = exp.Paren(this=node.copy())
+    wrapped.meta[INTERVAL_PREDICATE] = IntervalPredicate("contains", holder, dot)
+    return wrapped
+
+
+def _comparisons(node: exp.Expression) -> dict:
+    """Map comparison class -> node for a flat AND of comparisons."""
+    out = {}
+    for c in node.flatten() if isinstance(node, exp.And) else [node]:
+        out[type(c)] = c
+    return out
+
+
+def _expand_disjoin(node: exp.Expression, ctx) -> exp.Expression:
+    """giql's DISJOIN, with its two range joins marked for the planner.
+
+    giql cuts each target at the breakpoints strictly inside it
+    (``bp.chrom = t.chrom AND bp.pos > t.start AND bp.pos < t.end``) and, with
+    a reference table, keeps segments whose start a reference covers (an
+    ``EXISTS`` with ``r.start <= s.seg_start AND r.end > s.seg_start``). Both
+    are interval-holds-point joins that Spark would otherwise run as a loop
+    over all pairs of a chromosome.
+    """
+    result = giql_disjoin.expand_disjoin(node, ctx)
+    for join in list(result.find_all(exp.Join)):
+        on = join.args.get("on")
+        if not (isinstance(join.this, exp.Table) and join.this.name == "__giql_dj_bp" and on is not None):
+            continue
+        cmp = _comparisons(on)
+        eq, gt, lt = cmp.get(exp.EQ), cmp.get(exp.GT), cmp.get(exp.LT)
+        if eq is not None and gt is not None and lt is not None and len(cmp) == 3:
+            # bp.chrom = t.chrom AND bp.pos > t.start AND bp.pos < t.end
+            join.set("on", _tag_contains_point(on, (eq.expression, gt.expression, lt.expression), (eq.this, gt.this)))
+    for sub in list(result.find_all(exp.Exists)):
+        select = sub.this
+        where = select.args.get("where") if isinstance(select, exp.Select) else None
+        if where is None:
+            continue
+        cmp = _comparisons(where.this)
+        eq, lte, gt = cmp.get(exp.EQ), cmp.get(exp.LTE), cmp.get(exp.GT)
+        if eq is not None and lte is not None and gt is not None and len(cmp) == 3:
+            # r.chrom = s.kc AND r.start <= s.seg_start AND r.end > s.seg_start
+            where.set("this", _tag_contains_point(
+                where.this, (eq.this, lte.this, gt.this), (eq.expression, lte.expression)))
+    return result
+
+
 #: giql's own mark on the subquery of its decorrelated NEAREST; the reserved
 #: reference-key columns inside it are named after its value.
 NEAREST_TAG_META = giql_nearest._FALLBACK_TAG_META
@@ -132,3 +190,4 @@ REGISTRY.register(SPARK, Intersects, _column_predicate("intersects", giql_inters
 REGISTRY.register(SPARK, Contains, _column_predicate("contains", giql_intersects.expand_contains))
 REGISTRY.register(SPARK, Within, _column_predicate("within", giql_intersects.expand_within))
 REGISTRY.register(SPARK, GIQLNearest, _expand_nearest)
+REGISTRY.register(SPARK, GIQLDisjoin, _expand_disjoin)

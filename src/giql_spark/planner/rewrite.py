@@ -154,27 +154,41 @@ def _scope_nodes(select: exp.Select):
         stack.extend(v for v in item.args.values())
 
 
-def _qualify(select: exp.Select, columns: dict[str, list[str]]) -> None:
-    """Qualify this scope's bare columns, and turn a bare ``*`` into ``a.*, b.*``."""
+def _owners(columns: dict[str, list[str]]) -> dict[str, list[str]]:
     owners: dict[str, list[str]] = {}
     for alias, cols in columns.items():
         for c in cols:
             owners.setdefault(c.lower(), []).append(alias)
-    output_names = {e.alias.lower() for e in select.expressions if e.alias}
-    for node in list(_scope_nodes(select)):
-        if not isinstance(node, exp.Column) or node.table:
+    return owners
+
+
+def _qualify_columns(nodes, columns: dict[str, list[str]], skip: set[str] = frozenset()) -> None:
+    """Give each bare column among ``nodes`` the one alias that has it."""
+    owners = _owners(columns)
+    for node in nodes:
+        if not isinstance(node, exp.Column) or node.table or node.name.lower() in skip:
             continue
-        name = node.name.lower()
-        in_order = node.find_ancestor(exp.Order) is not None
-        if in_order and name in output_names:
-            continue
-        who = owners.get(name, [])
+        who = owners.get(node.name.lower(), [])
         if len(who) == 1:
             node.set("table", exp.to_identifier(who[0]))
         elif len(who) > 1:
             raise QueryError(
                 f"column {node.name!r} is ambiguous: it is in {', '.join(who)}; qualify it"
             )
+
+
+def _qualify(select: exp.Select, columns: dict[str, list[str]]) -> None:
+    """Qualify this scope's bare columns, and turn a bare ``*`` into ``a.*, b.*``.
+
+    A bare name in ORDER BY that is also an output name refers to the output
+    column, so it is left alone.
+    """
+    output_names = {e.alias.lower() for e in select.expressions if e.alias}
+    nodes = list(_scope_nodes(select))
+    in_order = [n for n in nodes if n.find_ancestor(exp.Order) is not None]
+    rest = [n for n in nodes if n.find_ancestor(exp.Order) is None]
+    _qualify_columns(rest, columns)
+    _qualify_columns(in_order, columns, skip=output_names)
     stars = []
     for e in select.expressions:
         if isinstance(e, exp.Star):
@@ -278,8 +292,13 @@ def _rewrite_interval_join(select: exp.Select, columns_of: ColumnsOf) -> Physica
     how = _join_type(join)
     with_sql = _with_sql(select)
     left, right = _sides(select, i, with_sql)
-    cols = {**columns_of(left.sql), **columns_of(right.sql)}
-    _qualify(select, cols)
+    left_cols, right_cols = columns_of(left.sql), columns_of(right.sql)
+    # The join's own ON sees both sides; the rest of the scope sees the right
+    # side only if the join returns it (not for SEMI / ANTI).
+    on = join.args.get("on")
+    if on is not None:
+        _qualify_columns(list(on.find_all(exp.Column)), {**left_cols, **right_cols})
+    _qualify(select, left_cols if how in ("semi", "anti") else {**left_cols, **right_cols})
     # Qualification may have touched the ON clause: read it afterwards.
     join = select.args["joins"][i]
     if place == "on":
@@ -332,6 +351,53 @@ def _rewrite_nearest(subquery: exp.Subquery, columns_of: ColumnsOf) -> PhysicalN
     return PhysicalNode(view, "nearest", left, right, spec)
 
 
+def _tagged(node: exp.Expression | None) -> bool:
+    return any(INTERVAL_PREDICATE in c.meta for c in conjuncts(node))
+
+
+def _exists_to_semi(select: exp.Select, columns_of: ColumnsOf) -> bool:
+    """Turn one ``[NOT] EXISTS (SELECT .. FROM r WHERE <interval predicate> ..)`` into a join.
+
+    A top-level conjunct of WHERE that is an uncorrelated-but-for-its-WHERE
+    EXISTS over one relation becomes ``LEFT SEMI JOIN r ON <its WHERE>`` (NOT
+    EXISTS: ``LEFT ANTI JOIN``), which the interval-join rewrite then plans.
+    The subquery's bare columns are first qualified with ``r`` where ``r``
+    has them, since they move out of the subquery's scope.
+    """
+    where = select.args.get("where")
+    if where is None or select.args.get("from_") is None:
+        return False
+    parts = conjuncts(where.this)
+    for i, part in enumerate(parts):
+        negated = isinstance(part, exp.Not)
+        ex = part.this if negated else part
+        if not isinstance(ex, exp.Exists) or not isinstance(ex.this, exp.Select):
+            continue
+        sub = ex.this
+        if any(sub.args.get(k) for k in ("joins", "group", "having", "limit", "distinct", "with_", "order")):
+            continue
+        sub_from = sub.args.get("from_")
+        sub_where = sub.args.get("where")
+        if sub_from is None or sub_where is None or not _tagged(sub_where.this):
+            continue
+        rel = sub_from.this
+        alias = rel.alias_or_name
+        if not alias or not isinstance(rel, (exp.Table, exp.Subquery)):
+            continue
+        inner_cols = columns_of(f"{_with_sql(sub)}SELECT {_packed_projection(rel)[0]} FROM {_spark(rel)}")
+        names = {c.lower() for c in inner_cols.get(alias, [])}
+        cond = sub_where.this
+        for col in list(cond.find_all(exp.Column)):
+            if not col.table and col.name.lower() in names:
+                col.set("table", exp.to_identifier(alias))
+        join = exp.Join(this=rel.copy(), side="LEFT", kind="ANTI" if negated else "SEMI", on=cond.copy())
+        select.set("joins", (select.args.get("joins") or []) + [join])
+        rest = parts[:i] + parts[i + 1 :]
+        select.set("where", exp.Where(this=_and(rest)) if rest else None)
+        return True
+    return False
+
+
 def plan_physical(tree: exp.Expression, columns_of: ColumnsOf, build: Build) -> list[PhysicalNode]:
     """Rewrite ``tree`` in place; return the operators, in the order they were built.
 
@@ -350,6 +416,8 @@ def plan_physical(tree: exp.Expression, columns_of: ColumnsOf, build: Build) -> 
     # Deepest statements first, so a view a later side reads already exists.
     selects = sorted(tree.find_all(exp.Select), key=lambda s: -s.depth)
     for select in selects:
+        while _exists_to_semi(select, columns_of):
+            pass
         while True:
             node = _rewrite_interval_join(select, columns_of)
             if node is None:
