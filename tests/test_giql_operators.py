@@ -73,11 +73,22 @@ def test_interval_joins_with_an_empty_side(check, query):
     check(query, {"peaks": empty(), "genes": genes()})
 
 
-def test_interval_join_is_not_a_nested_loop(session, check):
+@pytest.mark.parametrize("strategy", ["binned", "broadcast", "sweep"])
+def test_interval_join_is_not_a_nested_loop(session, check, strategy):
+    session.options["strategy"] = strategy
     check(JOINS[0], T)
     plan = session.explain(JOINS[0])
-    assert "binned" in plan
+    assert f"strategy: {strategy}" in plan
     assert "NestedLoopJoin" not in plan and "CartesianProduct" not in plan
+
+
+def test_tiny_files_run_as_plain_sql(session, tmp_path):
+    # Spark sizes file sources; an in-memory RDD it cannot size.
+    for name, t in T.items():
+        session.spark.createDataFrame(t.rows, t.schema).write.parquet(str(tmp_path / name))
+        session.register(name, str(tmp_path / name), format="parquet")
+    plan = session.explain(JOINS[0])
+    assert "strategy: naive" in plan and "tiny" in plan
 
 
 DISTANCE = [

@@ -35,7 +35,7 @@ def test_python_examples_run_as_written(spark, capsys):
     for code in runnable:
         exec(compile(code, "README.md", "exec"), namespace)
     out = capsys.readouterr().out
-    assert "interval join" in out and "binned" in out
+    assert "interval join" in out and "strategy:" in out
 
 
 TOUR = blocks("sql")

@@ -18,6 +18,7 @@ from .errors import GiqlSparkError, QueryError, UnknownColumnError, UnknownTable
 from .language.compile import compile_giql
 from .planner.choose import choose
 from .planner.rewrite import PhysicalNode, plan_physical
+from .planner.stats import side_stats
 from .runtime import build_node
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -151,9 +152,9 @@ class Session:
             raise _spark_error(e) from None
 
     def _build(self, node: PhysicalNode) -> None:
-        node.choice = choose(node, self.options)
         left = self._analyse(node.left.sql)
         right = self._analyse(node.right.sql)
+        node.choice = choose(node, self.options, side_stats(left), side_stats(right))
         # Building is lazy: this defines the view, no Spark job runs.
         build_node(node, left, right).createOrReplaceTempView(node.view)
 

@@ -133,8 +133,29 @@ def _ctes_in_scope(select: exp.Expression) -> list[exp.CTE]:
     return ctes
 
 
-def _with_sql(select: exp.Select) -> str:
+def _referenced(ctes: list[exp.CTE], reads: list[exp.Expression]) -> list[exp.CTE]:
+    """The CTEs that ``reads`` use, directly or through other CTEs, in order."""
+    by_name = {c.alias_or_name.lower(): c for c in ctes}
+    wanted: set[str] = set()
+    todo = [t.name.lower() for r in reads for t in r.find_all(exp.Table)]
+    while todo:
+        name = todo.pop()
+        if name in by_name and name not in wanted:
+            wanted.add(name)
+            todo.extend(t.name.lower() for t in by_name[name].this.find_all(exp.Table))
+    return [c for c in ctes if c.alias_or_name.lower() in wanted]
+
+
+def _with_sql(select: exp.Select, reads: list[exp.Expression] | None = None) -> str:
+    """The WITH clause a side query needs: the CTEs in scope that ``reads`` use.
+
+    Only CTEs actually referenced (directly or through other CTEs) are kept;
+    Spark's CTE optimizer trips over definitions combined from separately
+    analysed statements that nothing references.
+    """
     ctes = _ctes_in_scope(select)
+    if reads is not None:
+        ctes = _referenced(ctes, reads)
     return ("WITH " + ", ".join(_spark(c) for c in ctes) + " ") if ctes else ""
 
 
@@ -260,17 +281,20 @@ def _find_interval_join(select: exp.Select):
     return None
 
 
-def _sides(select: exp.Select, i: int, with_sql: str) -> tuple[Side, Side]:
+def _sides(select: exp.Select, i: int) -> tuple[Side, Side]:
     joins = select.args.get("joins") or []
     from_rel = select.args["from_"].this
     lefts = [from_rel] + [j.this for j in joins[:i]]
     proj = [p for rel in lefts for p in _packed_projection(rel)]
     left_sql = (
-        f"{with_sql}SELECT {', '.join(proj)} FROM {_spark(from_rel)}"
+        f"{_with_sql(select, [from_rel] + joins[:i])}SELECT {', '.join(proj)} FROM {_spark(from_rel)}"
         + "".join(" " + _spark(j) for j in joins[:i])
     )
     right_rel = joins[i].this
-    right_sql = f"{with_sql}SELECT {', '.join(_packed_projection(right_rel))} FROM {_spark(right_rel)}"
+    right_sql = (
+        f"{_with_sql(select, [right_rel])}SELECT {', '.join(_packed_projection(right_rel))} "
+        f"FROM {_spark(right_rel)}"
+    )
     left_aliases = [a for rel in lefts for a in _aliases_of(rel)]
     return Side(left_sql, left_aliases), Side(right_sql, _aliases_of(right_rel))
 
@@ -290,8 +314,7 @@ def _rewrite_interval_join(select: exp.Select, columns_of: ColumnsOf) -> Physica
     i, pred_node, place, left_iv, right_iv, op = found
     join = select.args["joins"][i]
     how = _join_type(join)
-    with_sql = _with_sql(select)
-    left, right = _sides(select, i, with_sql)
+    left, right = _sides(select, i)
     left_cols, right_cols = columns_of(left.sql), columns_of(right.sql)
     # The join's own ON sees both sides; the rest of the scope sees the right
     # side only if the join returns it (not for SEMI / ANTI).
@@ -332,8 +355,7 @@ def _rewrite_nearest(subquery: exp.Subquery, columns_of: ColumnsOf) -> PhysicalN
         return None
     if not isinstance(inner, exp.Select) or len(inner.args["joins"]) != 1 or tag is None:
         return None
-    with_sql = _with_sql(inner)
-    left, right = _sides(inner, 0, with_sql)
+    left, right = _sides(inner, 0)
     target_alias = _alias(inner.args["from_"].this)
     ref_alias = _alias(join.this)
     chrom, start, end = request.target_cols
@@ -384,7 +406,7 @@ def _exists_to_semi(select: exp.Select, columns_of: ColumnsOf) -> bool:
         alias = rel.alias_or_name
         if not alias or not isinstance(rel, (exp.Table, exp.Subquery)):
             continue
-        inner_cols = columns_of(f"{_with_sql(sub)}SELECT {_packed_projection(rel)[0]} FROM {_spark(rel)}")
+        inner_cols = columns_of(f"{_with_sql(sub, [rel])}SELECT {_packed_projection(rel)[0]} FROM {_spark(rel)}")
         names = {c.lower() for c in inner_cols.get(alias, [])}
         cond = sub_where.this
         for col in list(cond.find_all(exp.Column)):
@@ -424,4 +446,24 @@ def plan_physical(tree: exp.Expression, columns_of: ColumnsOf, build: Build) -> 
                 break
             build(node)
             nodes.append(node)
+    if nodes:
+        _prune_ctes(tree)
     return nodes
+
+
+def _prune_ctes(tree: exp.Expression) -> None:
+    """Drop CTE definitions nothing reads any more (their joins became views)."""
+    for with_ in list(tree.find_all(exp.With)):
+        owner = with_.parent
+        body = [
+            node
+            for key, value in owner.args.items()
+            if key != "with_"
+            for node in (value if isinstance(value, list) else [value])
+            if isinstance(node, exp.Expression)
+        ]
+        kept = _referenced(list(with_.expressions), body)
+        if kept:
+            with_.set("expressions", kept)
+        else:
+            owner.set("with_", None)
