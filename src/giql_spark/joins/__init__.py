@@ -6,6 +6,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 
 from . import binned, broadcast, naive, sweep
+from .count import count_overlaps
 from .spec import Interval, JoinSpec
 
 STRATEGIES = {
@@ -31,4 +32,4 @@ def plan(left: DataFrame, right: DataFrame, spec: JoinSpec, strategy: str = "bin
     return fn(left, right, spec, **params)
 
 
-__all__ = ["plan", "JoinSpec", "Interval", "STRATEGIES"]
+__all__ = ["plan", "count_overlaps", "JoinSpec", "Interval", "STRATEGIES"]
