@@ -48,10 +48,10 @@ JOIN_SQL = {
         ("binned", 1), ("binned", 4), ("binned", 25), ("binned", 10_000), ("naive", None),
         ("broadcast", None), ("sweep", 1), ("sweep", 8), ("sweep", 10_000),
     ]),
-    one_based=st.booleans(),
+    encoding=st.sampled_from([("0based", "half_open"), ("1based", "closed"), ("0based", "closed"), ("1based", "half_open")]),
 )
-def test_interval_join_matches_duckdb(session, left, right, how, op, residual, strategy, one_based):
-    mapping = {"coordinate_system": "1based", "interval_type": "closed"} if one_based else {}
+def test_interval_join_matches_duckdb(session, left, right, how, op, residual, strategy, encoding):
+    mapping = {"coordinate_system": encoding[0], "interval_type": encoding[1]}
     tabs = {"peaks": Table(left), "genes": Table(right, **mapping)}
     query = JOIN_SQL[how].format(op=op, res=" AND b.score >= a.score" if residual else "")
     size = "tile_size" if strategy[0] == "sweep" else "bin_size"

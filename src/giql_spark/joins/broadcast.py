@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BooleanType, LongType, StructField, StructType
 
 from ..kernels.overlap import build_index, query_index
 from .finish import LEFT_KEY, LEFT_ONLY, RIGHT_KEY, RIGHT_ONLY, finish, needs_placeholders
-from .hull import CHROM, HI, LO, with_hull
+from .hull import CHROM, HI, LO, arrow_coords, by_chrom, contiguous, with_hull
 from .spec import JoinSpec
 
 _FLAGS = [
@@ -33,32 +32,9 @@ _FLAGS = [
 ]
 
 
-def _hulls(table):
-    """(chromosome codes, their names, lo, hi, rows with all three present)."""
-    chrom, lo, hi = (_contiguous(table.column(c)) for c in (CHROM, LO, HI))
-    ok = pc.and_(pc.and_(pc.is_valid(chrom), pc.is_valid(lo)), pc.is_valid(hi))
-    enc = chrom.dictionary_encode()
-    return (
-        pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False),
-        enc.dictionary.to_pylist(),
-        pc.fill_null(lo, 0).to_numpy(zero_copy_only=False).astype(np.int64),
-        pc.fill_null(hi, 0).to_numpy(zero_copy_only=False).astype(np.int64),
-        np.flatnonzero(ok.to_numpy(zero_copy_only=False)),
-    )
-
-
-def _by_chrom(codes: np.ndarray, names: list, rows: np.ndarray):
-    """Yield (chromosome, row indexes) for the given rows."""
-    if not len(rows):
-        return
-    sub = codes[rows]
-    for g in np.unique(sub):
-        yield names[g], rows[sub == g]
-
-
 def _index_by_chrom(table: pa.Table) -> dict:
-    codes, names, lo, hi, ok = _hulls(table)
-    return {name: (rows, build_index(lo[rows], hi[rows])) for name, rows in _by_chrom(codes, names, ok)}
+    codes, names, lo, hi, ok = arrow_coords(table, CHROM, LO, HI)
+    return {name: (rows, build_index(lo[rows], hi[rows])) for name, rows in by_chrom(codes, names, ok)}
 
 
 def _flags(n: int, lk, rk, lonly: bool, ronly: bool) -> list:
@@ -92,9 +68,9 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
             n = batch.num_rows
             keys = base + offset + np.arange(n, dtype=np.int64)
             offset += n
-            codes, chroms, lo, hi, ok = _hulls(batch)
+            codes, chroms, lo, hi, ok = arrow_coords(batch, CHROM, LO, HI)
             qs, ts = [], []
-            for name, rows in _by_chrom(codes, chroms, ok):
+            for name, rows in by_chrom(codes, chroms, ok):
                 if name not in index:
                     continue
                 brows, idx = index[name]
@@ -104,7 +80,7 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
             if qs:
                 qi, ti = np.concatenate(qs), np.concatenate(ts)
                 cols = [batch.column(c).take(pa.array(qi)) for c in left_names]
-                cols += [_contiguous(c.take(pa.array(ti))) for c in build_cols]
+                cols += [contiguous(c.take(pa.array(ti))) for c in build_cols]
                 cols += _flags(len(qi), keys[qi], ti, False, False)
                 yield pa.RecordBatch.from_arrays(cols, names=names)
             if left_placeholders and n:
@@ -122,7 +98,7 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
             cols = [pa.nulls(n, t) for t in left_types]
             cols += build_cols
             cols += _flags(n, None, np.arange(n, dtype=np.int64), False, True)
-            yield pa.RecordBatch.from_arrays([_contiguous(c) for c in cols], names=names)
+            yield pa.RecordBatch.from_arrays([contiguous(c) for c in cols], names=names)
 
         one = left.sparkSession.range(1).repartition(1)
         cands = cands.unionByName(one.mapInArrow(build_rows, schema))
@@ -140,7 +116,3 @@ def _arrow_types(schema: StructType, names: list[str]) -> list[pa.DataType]:
 
     return [to_arrow_type(schema[n].dataType) for n in names]
 
-
-def _contiguous(col):
-    # Columns of a collected table are chunked; a record batch wants one array.
-    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col

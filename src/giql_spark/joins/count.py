@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructField, StructType
 
 from ..kernels.overlap import count_intersects
-from .broadcast import _by_chrom, _contiguous
+from .hull import arrow_coords, by_chrom
 from .spec import Interval
 
 _C, _S, _E = "__gs_chrom", "__gs_s", "__gs_e"
@@ -33,19 +32,6 @@ def _coords(df: DataFrame, iv: Interval) -> DataFrame:
         _S: F.expr(iv.start).cast("long"),
         _E: F.expr(iv.end).cast("long"),
     })
-
-
-def _arrays(t):
-    chrom, s, e = (_contiguous(t.column(c)) for c in (_C, _S, _E))
-    ok = pc.and_(pc.and_(pc.is_valid(chrom), pc.is_valid(s)), pc.is_valid(e))
-    enc = chrom.dictionary_encode()
-    return (
-        pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False),
-        enc.dictionary.to_pylist(),
-        pc.fill_null(s, 0).to_numpy(zero_copy_only=False).astype(np.int64),
-        pc.fill_null(e, 0).to_numpy(zero_copy_only=False).astype(np.int64),
-        np.flatnonzero(ok.to_numpy(zero_copy_only=False)),
-    )
 
 
 def _brute(qs, qe, ts, te) -> np.ndarray:
@@ -65,24 +51,24 @@ def count_overlaps(left: DataFrame, right: DataFrame, left_iv: Interval, right_i
         raise ValueError(f"count column {column!r} already exists in the left table")
     names = list(left.columns)
     table = _coords(right, right_iv).select(_C, _S, _E).toArrow()
-    codes, chroms, rs, re_, ok = _arrays(table)
-    by_chrom = {}
-    for name, rows in _by_chrom(codes, chroms, ok):
+    codes, chroms, rs, re_, ok = arrow_coords(table, _C, _S, _E)
+    sorted_right = {}
+    for name, rows in by_chrom(codes, chroms, ok):
         valid = rows[rs[rows] <= re_[rows]]
         # The counting kernel needs start <= end; rows reversed by bad data
         # are few and are compared one by one instead.
         reversed_rows = rows[rs[rows] > re_[rows]]
-        by_chrom[name] = (rs[valid], re_[valid], rs[reversed_rows], re_[reversed_rows])
+        sorted_right[name] = (rs[valid], re_[valid], rs[reversed_rows], re_[reversed_rows])
     schema = StructType(list(left.schema.fields) + [StructField(column, LongType(), False)])
 
     def count_batches(batches):
         for batch in batches:
-            codes_, chroms_, qs, qe, ok_ = _arrays(batch)
+            codes_, chroms_, qs, qe, ok_ = arrow_coords(batch, _C, _S, _E)
             counts = np.zeros(batch.num_rows, dtype=np.int64)
-            for name, rows in _by_chrom(codes_, chroms_, ok_):
-                if name not in by_chrom:
+            for name, rows in by_chrom(codes_, chroms_, ok_):
+                if name not in sorted_right:
                     continue
-                ts, te, xs, xe = by_chrom[name]
+                ts, te, xs, xe = sorted_right[name]
                 good = rows[qs[rows] <= qe[rows]]
                 counts[good] = count_intersects(qs[good], qe[good], ts, te)
                 odd = rows[qs[rows] > qe[rows]]

@@ -19,9 +19,9 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..kernels.overlap import sweep_overlaps
-from .broadcast import _FLAGS, _arrow_types, _contiguous, _flags, candidate_schema
+from .broadcast import _FLAGS, _arrow_types, _flags, candidate_schema
 from .finish import LEFT_KEY, RIGHT_KEY, finish, needs_placeholders
-from .hull import CHROM, HI, LO, with_hull
+from .hull import CHROM, HI, LO, contiguous, with_hull
 from .spec import JoinSpec
 
 DEFAULT_TILE_SIZE = 2_000_000
@@ -38,7 +38,7 @@ def _tiled(df: DataFrame, interval, tile_size: int, key: str) -> DataFrame:
 
 
 def _arrays(t: pa.Table, key: str):
-    cols = {c: _contiguous(t.column(c)) for c in (LO, HI, FIRST, key)}
+    cols = {c: contiguous(t.column(c)) for c in (LO, HI, FIRST, key)}
     ok = pc.and_(pc.is_valid(cols[LO]), pc.is_valid(cols[HI]))
     ok = pc.and_(ok, pc.is_valid(t.column(CHROM)) if t.num_rows else ok)
     as_np = {c: pc.fill_null(a, -1).to_numpy(zero_copy_only=False).astype(np.int64) for c, a in cols.items()}
@@ -61,7 +61,7 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec, tile_size: int = DEF
         if t.num_rows == 0:
             return [pa.nulls(len(idx), ty) for ty in types]
         take = pa.array(idx)
-        return [_contiguous(t.column(n)).take(take) for n in names_]
+        return [contiguous(t.column(n)).take(take) for n in names_]
 
     def per_tile(lt_: pa.Table, rt_: pa.Table) -> pa.Table:
         batches = []
