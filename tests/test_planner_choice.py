@@ -24,7 +24,7 @@ def node(how="inner"):
         (10**12, BROADCAST_BYTES + 1, "binned"),
         (1_000, None, "binned"),
         (None, None, "binned"),
-        (None, 5_000_000, "broadcast"),
+        (None, BROADCAST_BYTES // 2, "broadcast"),
     ],
 )
 def test_choice_by_size(left, right, expected):

@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 
 from .spec import JoinSpec
 
-DEFAULT_BIN_SIZE = 50_000
+DEFAULT_BIN_SIZE = 100_000
 
 _L, _R = "__gs_l", "__gs_r"
 

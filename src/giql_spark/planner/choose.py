@@ -11,7 +11,10 @@ from .stats import SideStats
 #: Both sides below this run as plain SQL: planning and Python workers would cost more than the join.
 TINY_BYTES = 256 * 1024
 #: A right side up to this size is collected, indexed and shipped to every task.
-BROADCAST_BYTES = 256 * 1024 * 1024
+#: Measured (benchmarks/RESULTS.md): at 1M x 1M (about 20 MB of Parquet a side)
+#: the binned join beat the broadcast index on every width profile, so only a
+#: genuinely small side is broadcast.
+BROADCAST_BYTES = 2 * 1024 * 1024
 
 
 def choose(node: PhysicalNode, options: dict, left: SideStats | None = None, right: SideStats | None = None) -> dict:
