@@ -78,10 +78,7 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec, tile_size: int = DEF
                 cols = side(lt_, left_names, left_types, qi) + side(rt_, right_names, right_types, ti)
                 cols += _flags(len(qi), la[LEFT_KEY][qi], ra[RIGHT_KEY][ti], False, False)
                 batches.append(pa.table(cols, names=names))
-        for on, t, key, (own, other) in (
-            (lph, lt_, LEFT_KEY, ("left", "right")),
-            (rph, rt_, RIGHT_KEY, ("right", "left")),
-        ):
+        for on, t, key, own in ((lph, lt_, LEFT_KEY, "left"), (rph, rt_, RIGHT_KEY, "right")):
             if not on or t.num_rows == 0:
                 continue
             first = t.column(FIRST)
