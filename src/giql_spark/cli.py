@@ -67,7 +67,7 @@ DEMO_QUERIES = [
         "GROUP BY g.name ORDER BY peaks_within DESC, gene",
     ),
     (
-        "DISTANCE: peak-gene pairs less than 5 kb apart (0 = overlapping or book-ended)",
+        "DISTANCE: peak-gene pairs less than 5 kb apart (0 = overlapping, 1 = book-ended)",
         "SELECT p.name AS peak, g.name AS gene, DISTANCE(p.interval, g.interval) AS dist "
         "FROM peaks p CROSS JOIN genes g WHERE DISTANCE(p.interval, g.interval) <= 5000 "
         "ORDER BY dist DESC, peak, gene",
