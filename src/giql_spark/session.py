@@ -140,9 +140,6 @@ class Session:
         return dict(self._tables)
 
     # -- queries --------------------------------------------------------------
-    def _columns_of(self, sql: str) -> dict[str, list[str]]:
-        schema = self._analyse(sql).schema
-        return {f.name: list(f.dataType.fieldNames()) for f in schema.fields}
 
     def _analyse(self, sql: str) -> DataFrame:
         try:
@@ -151,20 +148,31 @@ class Session:
         except Exception as e:  # AnalysisException and ParseException
             raise _spark_error(e) from None
 
-    def _build(self, node: PhysicalNode) -> None:
-        left = self._analyse(node.left.sql)
-        right = self._analyse(node.right.sql)
-        node.choice = choose(node, self.options, side_stats(left), side_stats(right))
-        # Building is lazy: this defines the view, no Spark job runs.
-        build_node(node, left, right).createOrReplaceTempView(node.view)
-
     def _plan(self, query: str) -> tuple[str, list[PhysicalNode]]:
         tree = compile_giql(
             query,
             {n: r.table for n, r in self._tables.items()},
             {n: r.columns for n, r in self._tables.items()},
         )
-        nodes = plan_physical(tree, self._columns_of, self._build)
+        # The rewrite reads a side's columns and the build then uses the same
+        # side: analyse each side's SQL once per query.
+        analysed: dict[str, DataFrame] = {}
+
+        def side(sql: str) -> DataFrame:
+            if sql not in analysed:
+                analysed[sql] = self._analyse(sql)
+            return analysed[sql]
+
+        def columns_of(sql: str) -> dict[str, list[str]]:
+            return {f.name: list(f.dataType.fieldNames()) for f in side(sql).schema.fields}
+
+        def build(node: PhysicalNode) -> None:
+            left, right = side(node.left.sql), side(node.right.sql)
+            node.choice = choose(node, self.options, side_stats(left), side_stats(right))
+            # Building is lazy: this defines the view, no Spark job runs.
+            build_node(node, left, right).createOrReplaceTempView(node.view)
+
+        nodes = plan_physical(tree, columns_of, build)
         return tree.sql(dialect="spark"), nodes
 
     def _execute(self, query: str) -> tuple[DataFrame, str, list[PhysicalNode]]:

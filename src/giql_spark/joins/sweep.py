@@ -39,8 +39,7 @@ def _tiled(df: DataFrame, interval, tile_size: int, key: str) -> DataFrame:
 
 def _arrays(t: pa.Table, key: str):
     cols = {c: contiguous(t.column(c)) for c in (LO, HI, FIRST, key)}
-    ok = pc.and_(pc.is_valid(cols[LO]), pc.is_valid(cols[HI]))
-    ok = pc.and_(ok, pc.is_valid(t.column(CHROM)) if t.num_rows else ok)
+    ok = pc.and_(pc.and_(pc.is_valid(cols[LO]), pc.is_valid(cols[HI])), pc.is_valid(t.column(CHROM)))
     as_np = {c: pc.fill_null(a, -1).to_numpy(zero_copy_only=False).astype(np.int64) for c, a in cols.items()}
     return as_np, np.flatnonzero(ok.to_numpy(zero_copy_only=False))
 

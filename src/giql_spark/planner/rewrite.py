@@ -344,7 +344,7 @@ def _rewrite_interval_join(select: exp.Select, columns_of: ColumnsOf) -> Physica
     return PhysicalNode(view, "interval_join", left, right, spec)
 
 
-def _rewrite_nearest(subquery: exp.Subquery, columns_of: ColumnsOf) -> PhysicalNode | None:
+def _rewrite_nearest(subquery: exp.Subquery) -> PhysicalNode | None:
     request = subquery.meta[NEAREST_CANDIDATES]
     tag = subquery.meta.get(NEAREST_TAG_META)
     ranked = subquery.this
@@ -431,7 +431,7 @@ def plan_physical(tree: exp.Expression, columns_of: ColumnsOf, build: Build) -> 
     nodes: list[PhysicalNode] = []
     for sub in list(tree.find_all(exp.Subquery)):
         if NEAREST_CANDIDATES in sub.meta:
-            node = _rewrite_nearest(sub, columns_of)
+            node = _rewrite_nearest(sub)
             if node is not None:
                 build(node)
                 nodes.append(node)
