@@ -15,6 +15,7 @@ from giql_spark.kernels.overlap import (
     hull_overlaps,
     query_index,
     sweep_overlaps,
+    sweep_sorted_groups,
 )
 
 # --------------------------------------------------------------------------- oracles
@@ -255,3 +256,24 @@ def test_large_random_kernels_agree():
     counts = count_intersects(q_s, q_e, t_s, t_e)
     assert counts.sum() == keep.sum()
     np.testing.assert_array_equal(counts, np.bincount(qi[keep], minlength=n))
+
+
+# --------------------------------------------------------------------------- grouped sweep
+
+
+@SETTINGS
+@given(n=st.integers(0, 60), groups=st.integers(1, 5), max_width=st.sampled_from([1, 3, 10, 40]),
+       seed=st.integers(0, 2**32 - 1))
+def test_sweep_sorted_groups_matches_brute_force(n, groups, max_width, seed):
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, groups, n)
+    side = rng.integers(0, 2, n)
+    lo = rng.integers(0, 61, n)
+    hi = lo + rng.integers(0, max_width, n)
+    order = np.lexsort((lo, side, group))
+    group, side, lo, hi = group[order], side[order], lo[order], hi[order]
+    got = as_sorted_pairs(*sweep_sorted_groups(group, side, lo, hi))
+    hit = ((side[:, None] == 0) & (side[None, :] == 1) & (group[:, None] == group[None, :])
+           & (lo[:, None] <= hi[None, :]) & (lo[None, :] <= hi[:, None]))
+    qi, ti = np.nonzero(hit)
+    np.testing.assert_array_equal(got, np.stack([qi, ti], axis=1).astype(np.int64).reshape(-1, 2))

@@ -2,10 +2,16 @@
 
 Both sides are cut into genome tiles of ``tile_size`` bases per chromosome; a
 row goes to every tile its hull touches (boundary-crossing rows are
-replicated). Tiles are co-grouped and each pair of groups is joined in
-compiled code by :func:`giql_spark.kernels.overlap.sweep_overlaps`, so the
-memory a task needs is bounded by a tile, not by a chromosome. A pair meets
-in every tile both rows touch and is kept in the first of them,
+replicated). The two sides are unioned into one stream, hash-partitioned by
+(chromosome, tile) and sorted within each partition by (chromosome, tile,
+side, lo): every tile then arrives as one contiguous, sweep-ready run. One
+Arrow UDF per partition reads the runs as they stream past and joins them in
+compiled code (:func:`giql_spark.kernels.overlap.sweep_sorted_groups`), all
+tiles of a batch in one call, so the Python cost is per batch, not per tile,
+and the memory a task holds is bounded by a tile plus a batch, not by a
+chromosome or a partition.
+
+A pair meets in every tile both rows touch and is kept in the first of them,
 ``max(first tile left, first tile right)``; each row's placeholder (for outer,
 semi and anti joins) is emitted in its own first tile.
 """
@@ -18,14 +24,15 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..kernels.overlap import sweep_overlaps
-from .broadcast import _FLAGS, _arrow_types, _flags, candidate_schema
+from ..kernels.overlap import sweep_sorted_groups
+from .broadcast import _FLAGS, _flags, candidate_schema
 from .finish import LEFT_KEY, RIGHT_KEY, finish, needs_placeholders
 from .hull import CHROM, HI, LO, contiguous, with_hull
 from .spec import JoinSpec
 
 DEFAULT_TILE_SIZE = 2_000_000
-TILE, FIRST = "__gs_tile", "__gs_t0"
+TILE, FIRST, SIDE = "__gs_tile", "__gs_t0", "__gs_side"
+LROW, RROW = "__gs_lrow", "__gs_rrow"
 
 
 def _tiled(df: DataFrame, interval, tile_size: int, key: str) -> DataFrame:
@@ -37,67 +44,111 @@ def _tiled(df: DataFrame, interval, tile_size: int, key: str) -> DataFrame:
     return out.withColumn(TILE, F.explode_outer(tiles))
 
 
-def _arrays(t: pa.Table, key: str):
-    cols = {c: contiguous(t.column(c)) for c in (LO, HI, FIRST, key)}
-    ok = pc.and_(pc.and_(pc.is_valid(cols[LO]), pc.is_valid(cols[HI])), pc.is_valid(t.column(CHROM)))
-    as_np = {c: pc.fill_null(a, -1).to_numpy(zero_copy_only=False).astype(np.int64) for c, a in cols.items()}
-    return as_np, np.flatnonzero(ok.to_numpy(zero_copy_only=False))
+def _stream(left: DataFrame, right: DataFrame, spec: JoinSpec, tile_size: int) -> DataFrame:
+    """Both sides as one tiled stream, each row's columns packed in its side's struct."""
+    lrow = F.struct(*[F.col(c) for c in left.columns])
+    rrow = F.struct(*[F.col(c) for c in right.columns])
+    lt = _tiled(left, spec.left, tile_size, LEFT_KEY)
+    rt = _tiled(right, spec.right, tile_size, RIGHT_KEY)
+    lnull = F.lit(None).cast(lt.select(lrow.alias("x")).schema["x"].dataType)
+    rnull = F.lit(None).cast(rt.select(rrow.alias("x")).schema["x"].dataType)
+    common = [F.col(CHROM), F.col(TILE), F.col(FIRST), F.col(LO), F.col(HI)]
+    lsel = lt.select(*common, F.lit(0).alias(SIDE), F.col(LEFT_KEY), F.lit(None).cast("long").alias(RIGHT_KEY),
+                     lrow.alias(LROW), rnull.alias(RROW))
+    rsel = rt.select(*common, F.lit(1).alias(SIDE), F.lit(None).cast("long").alias(LEFT_KEY), F.col(RIGHT_KEY),
+                     lnull.alias(LROW), rrow.alias(RROW))
+    return (lsel.unionByName(rsel)
+            .repartition(CHROM, TILE)
+            .sortWithinPartitions(CHROM, TILE, SIDE, LO))
+
+
+def _key(table, i: int):
+    return table.column(CHROM)[i].as_py(), table.column(TILE)[i].as_py()
+
+
+def _runs(batches):
+    """Regroup sorted batches into tables that each end on a tile boundary."""
+    buf: list = []
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        if buf and _key(batch, 0) == _key(batch, batch.num_rows - 1) == _key(buf[-1], buf[-1].num_rows - 1):
+            buf.append(batch)  # the open tile goes on
+            continue
+        table = pa.Table.from_batches(buf + [batch])
+        last = _key(batch, batch.num_rows - 1)
+        chrom = contiguous(table.column(CHROM))
+        tile = contiguous(table.column(TILE))
+        same = pc.and_(
+            pc.equal(chrom, last[0]) if last[0] is not None else pc.is_null(chrom),
+            pc.equal(tile, last[1]) if last[1] is not None else pc.is_null(tile),
+        )
+        differ = np.flatnonzero(~pc.fill_null(same, False).to_numpy(zero_copy_only=False))
+        cut = int(differ[-1]) + 1 if len(differ) else 0
+        if cut:
+            yield table.slice(0, cut)
+        buf = table.slice(cut).to_batches()
+    if buf:
+        yield pa.Table.from_batches(buf)
+
+
+def _int64(table, name: str, fill: int) -> np.ndarray:
+    return pc.fill_null(contiguous(table.column(name)), fill).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def join(left: DataFrame, right: DataFrame, spec: JoinSpec, tile_size: int = DEFAULT_TILE_SIZE) -> DataFrame:
     if tile_size < 1:
         raise ValueError(f"tile size must be a positive integer, got {tile_size}")
     left_names, right_names = list(left.columns), list(right.columns)
-    left_types = _arrow_types(left.schema, left_names)
-    right_types = _arrow_types(right.schema, right_names)
     schema = candidate_schema(left, right)
     names = left_names + right_names + [f.name for f in _FLAGS]
-    lph, rph = needs_placeholders(spec.how)
-    lt = _tiled(left, spec.left, tile_size, LEFT_KEY)
-    rt = _tiled(right, spec.right, tile_size, RIGHT_KEY)
+    placeholders = needs_placeholders(spec.how)
 
-    def side(t: pa.Table, names_, types, idx):
-        if t.num_rows == 0:
-            return [pa.nulls(len(idx), ty) for ty in types]
-        take = pa.array(idx)
-        return [contiguous(t.column(n)).take(take) for n in names_]
+    def columns(table, struct: str, rows):
+        """The side's columns for ``rows``, or all-NULL columns when ``rows`` is a count."""
+        arr = contiguous(table.column(struct))
+        if isinstance(rows, int):
+            return [pa.nulls(rows, f.type) for f in arr.type]
+        return [c.take(pa.array(rows)) for c in arr.flatten()]
 
-    def per_tile(lt_: pa.Table, rt_: pa.Table) -> pa.Table:
-        batches = []
-        group = lt_ if lt_.num_rows else rt_
-        tile = group.column(TILE)[0].as_py()
-        if lt_.num_rows and rt_.num_rows and tile is not None:
-            la, lok = _arrays(lt_, LEFT_KEY)
-            ra, rok = _arrays(rt_, RIGHT_KEY)
-            qi, ti = sweep_overlaps(la[LO][lok], la[HI][lok], ra[LO][rok], ra[HI][rok])
-            qi, ti = lok[qi], rok[ti]
-            keep = np.maximum(la[FIRST][qi], ra[FIRST][ti]) == tile
+    def per_run(table: pa.Table):
+        chrom = contiguous(table.column(CHROM))
+        lo, hi = _int64(table, LO, 0), _int64(table, HI, 0)
+        side, tile, first = _int64(table, SIDE, 0), _int64(table, TILE, 0), _int64(table, FIRST, 0)
+        lkey, rkey = _int64(table, LEFT_KEY, -1), _int64(table, RIGHT_KEY, -1)
+        ok = pc.and_(pc.and_(pc.is_valid(chrom), pc.is_valid(table.column(LO))), pc.is_valid(table.column(HI)))
+        valid = np.flatnonzero(pc.fill_null(ok, False).to_numpy(zero_copy_only=False))
+        if len(valid):
+            codes = chrom.take(pa.array(valid)).dictionary_encode().indices.to_numpy(zero_copy_only=False)
+            # Rows are sorted by (chrom, tile): a change of either starts a new group.
+            t = tile[valid]
+            change = np.r_[True, (codes[1:] != codes[:-1]) | (t[1:] != t[:-1])]
+            qi, ti = sweep_sorted_groups(np.cumsum(change), side[valid], lo[valid], hi[valid])
+            qi, ti = valid[qi], valid[ti]
+            keep = np.maximum(first[qi], first[ti]) == tile[qi]
             qi, ti = qi[keep], ti[keep]
             if len(qi):
-                cols = side(lt_, left_names, left_types, qi) + side(rt_, right_names, right_types, ti)
-                cols += _flags(len(qi), la[LEFT_KEY][qi], ra[RIGHT_KEY][ti], False, False)
-                batches.append(pa.table(cols, names=names))
-        for on, t, key, own in ((lph, lt_, LEFT_KEY, "left"), (rph, rt_, RIGHT_KEY, "right")):
-            if not on or t.num_rows == 0:
+                cols = columns(table, LROW, qi) + columns(table, RROW, ti)
+                cols += _flags(len(qi), lkey[qi], rkey[ti], False, False)
+                yield pa.RecordBatch.from_arrays(cols, names=names)
+        # A row with a NULL coordinate has no tile; it is its own home.
+        no_tile = pc.is_null(table.column(TILE)).to_numpy(zero_copy_only=False)
+        home = no_tile | (tile == first)
+        for s, on in enumerate(placeholders):
+            rows = np.flatnonzero(home & (side == s)) if on else []
+            if not len(rows):
                 continue
-            first = t.column(FIRST)
-            home = np.flatnonzero(
-                pc.or_kleene(pc.is_null(t.column(TILE)), pc.equal(first, t.column(TILE)))
-                .fill_null(False).to_numpy(zero_copy_only=False)
-            )
-            if not len(home):
-                continue
-            keys = pc.fill_null(t.column(key), -1).to_numpy(zero_copy_only=False)[home]
-            if own == "left":
-                cols = side(t, left_names, left_types, home) + [pa.nulls(len(home), ty) for ty in right_types]
-                cols += _flags(len(home), keys, None, True, False)
+            if s == 0:
+                cols = columns(table, LROW, rows) + columns(table, RROW, len(rows))
+                cols += _flags(len(rows), lkey[rows], None, True, False)
             else:
-                cols = [pa.nulls(len(home), ty) for ty in left_types] + side(t, right_names, right_types, home)
-                cols += _flags(len(home), None, keys, False, True)
-            batches.append(pa.table(cols, names=names))
-        if not batches:
-            return pa.table([pa.nulls(0, ty) for ty in left_types + right_types] + _flags(0, None, None, False, False), names=names)
-        return pa.concat_tables(batches)
+                cols = columns(table, LROW, len(rows)) + columns(table, RROW, rows)
+                cols += _flags(len(rows), None, rkey[rows], False, True)
+            yield pa.RecordBatch.from_arrays(cols, names=names)
 
-    cands = lt.groupBy(CHROM, TILE).cogroup(rt.groupBy(CHROM, TILE)).applyInArrow(per_tile, schema=schema)
+    def per_partition(batches):
+        for run in _runs(batches):
+            yield from per_run(run)
+
+    cands = _stream(left, right, spec, tile_size).mapInArrow(per_partition, schema)
     return finish(cands, spec, left_names, right_names)

@@ -377,6 +377,61 @@ def sweep_overlaps(q_lo, q_hi, t_lo, t_hi):
     return _sweep_core(qo, q_lo[qo], q_hi[qo], to, t_lo[to], t_hi[to])
 
 
+@njit(cache=True)
+def _grouped_core(starts, splits, ends, lo, hi):
+    none = np.empty(0, dtype=np.int64)
+    total = 0
+    for g in range(starts.shape[0]):
+        a, m, b = starts[g], splits[g], ends[g]
+        if a < m < b:
+            qo = np.arange(a, m)
+            to = np.arange(m, b)
+            total += _sweep_pass(qo, lo[a:m], hi[a:m], to, lo[m:b], hi[m:b], none, none, False)
+    out_q = np.empty(total, dtype=np.int64)
+    out_t = np.empty(total, dtype=np.int64)
+    pos = 0
+    for g in range(starts.shape[0]):
+        a, m, b = starts[g], splits[g], ends[g]
+        if a < m < b:
+            qo = np.arange(a, m)
+            to = np.arange(m, b)
+            pos += _sweep_pass(qo, lo[a:m], hi[a:m], to, lo[m:b], hi[m:b], out_q[pos:], out_t[pos:], True)
+    return out_q, out_t
+
+
+def sweep_sorted_groups(group, side, lo, hi):
+    """Hull-overlap pairs within each group of a stream already sorted for a sweep.
+
+    The rows are sorted by ``(group, side, lo)``: each group's query rows
+    (``side == 0``) come first, then its target rows (``side == 1``), each
+    run in ascending ``lo``. A pair is a query and a target of the same group
+    whose closed hulls share a point (``ql <= th and tl <= qh``), exactly as
+    in :func:`sweep_overlaps`; rows of different groups never pair. Because
+    the input is already sorted, no sort happens here, and one call serves
+    any number of groups (tiles of a partition) without a Python step per
+    group.
+
+    Returns
+    -------
+    (qi, ti) : int64 positions into the inputs, query then target.
+    """
+    group = _as_i64(group)
+    side = _as_i64(side)
+    n = group.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    ends = np.r_[starts[1:], n]
+    # First target row of each group (its end when the group has none).
+    first_target = np.flatnonzero(np.r_[True, (group[1:] != group[:-1]) | (side[1:] != side[:-1])])
+    first_target = first_target[side[first_target] == 1]
+    splits = ends.copy()
+    owner = np.searchsorted(starts, first_target, side="right") - 1
+    splits[owner] = first_target
+    return _grouped_core(starts.astype(np.int64), splits.astype(np.int64), ends.astype(np.int64),
+                         _as_i64(lo), _as_i64(hi))
+
+
 # --------------------------------------------------------------------------- counts
 
 
