@@ -90,31 +90,43 @@ class Session:
     # -- tables ---------------------------------------------------------------
     def register(self, name: str, source, *, format: str | None = None, chrom_col: str = "chrom",
                  start_col: str = "start", end_col: str = "end", strand_col: str | None = "strand",
-                 genomic_col: str = "interval", coordinate_system: str = "0based",
-                 interval_type: str = "half_open", on_error: str = "raise", **read_options) -> DataFrame:
+                 genomic_col: str = "interval", coordinate_system: str | None = None,
+                 interval_type: str | None = None, on_error: str = "raise", **read_options) -> DataFrame:
         """Register ``source`` (a path or a Spark DataFrame) as table ``name``.
 
-        Paths are read by extension (BED, Parquet, CSV/TSV; ``format=``
+        Paths are read by extension (see :meth:`read`; ``format=``
         overrides). The mapping options are giql's :class:`giql.Table`:
         which columns hold chromosome, start, end and strand, and the
-        coordinate convention (BED and the defaults are 0-based half-open).
+        coordinate convention of start/end. When ``coordinate_system`` or
+        ``interval_type`` is not given it is the file format's own: 0-based
+        half-open for BED and narrowPeak/broadPeak, 1-based closed for
+        VCF/BCF, GFF3/GTF and SAM/BAM/CRAM (values stay as in the file);
+        for a DataFrame returned by :meth:`read` the convention recorded
+        then; otherwise 0-based half-open. Explicit arguments always win.
         A strand column that the table lacks is ignored. Returns the table's
         DataFrame.
         """
+        from .io import conventions, read_source
+
         if not isinstance(name, str) or not _NAME.match(name):
             raise GiqlSparkError(f"table name {name!r} must be a plain identifier (letters, digits, _)")
         skipped = 0
+        native = (None, None)
         if isinstance(source, DataFrame):
             df, origin = source, "DataFrame"
+            seen = conventions.convention_of(df)
+            if seen is not None:
+                native = (seen.coordinate_system, seen.interval_type)
         elif isinstance(source, (str, os.PathLike)):
-            from .io import read_path
-
-            df, skipped = read_path(self.spark, os.fspath(source), format, on_error=on_error, **read_options)
-            origin = os.fspath(source)
+            src = read_source(self.spark, os.fspath(source), format, on_error=on_error, **read_options)
+            df, skipped, origin = src.df, src.skipped_rows, os.fspath(source)
+            native = (src.coordinate_system, src.interval_type)
         else:
             raise GiqlSparkError(
                 f"table {name!r}: source must be a path or a Spark DataFrame, got {type(source).__name__}"
             )
+        coordinate_system = coordinate_system or native[0] or "0based"
+        interval_type = interval_type or native[1] or "half_open"
         columns = {c.lower() for c in df.columns}
         for role, col in (("chrom_col", chrom_col), ("start_col", start_col), ("end_col", end_col)):
             if col.lower() not in columns:
@@ -127,8 +139,74 @@ class Session:
                       end_col=end_col, strand_col=strand_col, coordinate_system=coordinate_system,
                       interval_type=interval_type)
         df.createOrReplaceTempView(name)
+        conventions.remember(df, conventions.Convention(chrom_col, start_col, end_col, coordinate_system,
+                                                        interval_type))
         self._tables[name] = Registered(table, origin, list(df.columns), skipped)
         return df
+
+    def read(self, path, format: str | None = None, **options) -> DataFrame:
+        """Read a file into a DataFrame without registering it.
+
+        Formats by extension (case-insensitive; ``format=`` overrides): BED
+        (.bed, .bed.gz), narrowPeak/broadPeak (optionally .gz), VCF (.vcf,
+        .vcf.gz), BCF, GFF3 (.gff, .gff3) and GTF (optionally .gz), SAM, BAM,
+        CRAM, Parquet (file or directory), CSV/TSV. Start/end are as in the
+        file: 0-based half-open for BED and peaks, 1-based closed for the
+        others; the convention is recorded so :meth:`register` and
+        :meth:`write` apply it. ``options``: ``on_error`` (BED/peaks),
+        ``header``/``sep`` (CSV/TSV), ``validate`` and format-specific ones
+        (see :func:`giql_spark.io.datasource.read_genomic`).
+        """
+        from .io import conventions, read_source
+
+        src = read_source(self.spark, os.fspath(path), format, **options)
+        if src.coordinate_system is not None:
+            conventions.remember(
+                src.df, conventions.Convention("chrom", "start", "end", src.coordinate_system, src.interval_type)
+            )
+        return src.df
+
+    def write(self, data, path, format: str | None = None, *, partition_by_chrom: bool = False,
+              single_file: bool = False, mode: str = "error", coordinate_system: str | None = None,
+              interval_type: str | None = None) -> None:
+        """Write a DataFrame, or a registered table given by name, to ``path``.
+
+        Formats by extension or ``format=``: BED (.bed, .bed.gz), TSV, CSV,
+        Parquet; see :mod:`giql_spark.io.writers` for the exact rules.
+        BED output is always 0-based half-open: the source convention is,
+        in order, the explicit ``coordinate_system``/``interval_type``, the
+        table's registration when ``data`` is a table name, the convention
+        recorded for a DataFrame returned by :meth:`read`/:meth:`register`,
+        else 0-based half-open (written unchanged). A DataFrame derived from
+        those (a select, a query result) carries no convention: pass it.
+        ``partition_by_chrom`` writes Parquet as one folder per chromosome;
+        ``single_file`` writes BED/TSV/CSV as one plain file instead of a
+        Spark directory; ``mode`` is Spark's save mode.
+        """
+        from .io import conventions, write_path
+
+        if isinstance(data, str):
+            registered = self._tables.get(data)
+            if registered is None:
+                raise UnknownTableError(
+                    f"unknown table {data!r} (registered tables: {', '.join(self._tables) or 'none'})"
+                )
+            t = registered.table
+            df = self.table(data)
+            seen = conventions.Convention(t.chrom_col, t.start_col, t.end_col, t.coordinate_system, t.interval_type)
+        elif isinstance(data, DataFrame):
+            df = data
+            seen = conventions.convention_of(df) or conventions.Convention(
+                "chrom", "start", "end", "0based", "half_open"
+            )
+        else:
+            raise GiqlSparkError(f"write: data must be a DataFrame or a table name, got {type(data).__name__}")
+        write_path(
+            df, os.fspath(path), format, partition_by_chrom=partition_by_chrom, single_file=single_file,
+            mode=mode, chrom_col=seen.chrom_col, start_col=seen.start_col, end_col=seen.end_col,
+            coordinate_system=coordinate_system or seen.coordinate_system,
+            interval_type=interval_type or seen.interval_type,
+        )
 
     def table(self, name: str) -> DataFrame:
         if name not in self._tables:

@@ -1,7 +1,11 @@
-"""Load interval files (BED, Parquet, CSV/TSV) into Spark DataFrames.
+"""Load genomic and tabular files into Spark DataFrames.
 
-BED coordinates are kept exactly as written in the file: 0-based, half-open
-``[start, end)``.  No coordinate shifting happens here.
+BED and narrowPeak/broadPeak coordinates are kept exactly as written in the
+file: 0-based, half-open ``[start, end)``.  VCF/BCF, GFF3/GTF and SAM/BAM/CRAM
+(read through oxbow, see :mod:`giql_spark.io.genomic`) keep their 1-based,
+closed coordinates as written; :func:`read_source` reports each format's
+convention so giql interprets the values correctly.  No coordinate shifting
+happens here.
 """
 
 from __future__ import annotations
@@ -9,29 +13,36 @@ from __future__ import annotations
 import gzip
 import os
 import re
+from dataclasses import dataclass
 
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-__all__ = ["BED_COLUMNS", "FORMATS", "InputError", "detect_format", "read_bed", "read_path"]
+from .formats import COORDINATES, FORMATS, InputError, detect_format
+from .formats import local_path as _local_path
+from .formats import normalize_format as _normalize_format
+
+__all__ = [
+    "BED_COLUMNS", "FORMATS", "PEAK_COLUMNS", "InputError", "Source", "detect_format",
+    "read_bed", "read_path", "read_peaks", "read_source",
+]
 
 BED_COLUMNS = (
     "chrom", "start", "end", "name", "score", "strand",
     "thickStart", "thickEnd", "itemRgb", "blockCount", "blockSizes", "blockStarts",
 )
+# ENCODE narrowPeak is BED6+4, broadPeak BED6+3; -1 marks a missing value and is kept as -1.
+PEAK_COLUMNS = {
+    "narrowpeak": BED_COLUMNS[:6] + ("signalValue", "pValue", "qValue", "peak"),
+    "broadpeak": BED_COLUMNS[:6] + ("signalValue", "pValue", "qValue"),
+}
 # Columns not listed are strings.
 _BED_TYPES = {
     "start": "long", "end": "long", "score": "double",
     "thickStart": "long", "thickEnd": "long", "blockCount": "long",
+    "signalValue": "double", "pValue": "double", "qValue": "double", "peak": "long",
 }
-FORMATS = ("bed", "parquet", "csv", "tsv")
-# Longest suffix first so '.bed.gz' is not mistaken for something ending in '.gz'.
-_SUFFIXES = (
-    (".bed.gz", "bed"), (".csv.gz", "csv"), (".tsv.gz", "tsv"),
-    (".bed", "bed"), (".parquet", "parquet"), (".csv", "csv"), (".tsv", "tsv"),
-)
-_ACCEPTED = ".bed, .bed.gz, .parquet (file or directory), .csv, .csv.gz, .tsv, .tsv.gz"
 # One pattern shared by Python (first-line sniffing) and Spark (rlike) so both
 # agree on which lines are data; Java and Python regex syntax coincide here.
 _SKIP_PATTERN = r"^\s*$|^#|^(track|browser)(\s|$)"
@@ -40,59 +51,24 @@ _INT_PATTERN = r"^-?[0-9]+$"
 _ERR = "_bed_error"
 
 
-class InputError(ValueError):
-    """Bad input data: the message is ONE line naming the file and line (or table/column)."""
-
-
-# ---------------------------------------------------------------------------
-# format detection
-
-
-def _local_path(path: str) -> str | None:
-    """The OS path for a local path or ``file:`` URI; None for remote URIs (hdfs://, s3a://...)."""
-    if path.startswith("file://"):
-        return path[len("file://"):]
-    if path.startswith("file:"):
-        return path[len("file:"):]
-    return None if "://" in path else path
-
-
-def _has_parquet_files(directory: str) -> bool:
-    # Walk because partitioned datasets keep their files under key=value/ folders.
-    for _, _, files in os.walk(directory):
-        if any(f.lower().endswith(".parquet") for f in files):
-            return True
-    return False
-
-
-def detect_format(path: str) -> str:
-    """Return 'bed', 'parquet', 'csv' or 'tsv' from the path's extension (case-insensitive).
-
-    Accepted: .bed, .bed.gz, .parquet, .csv, .csv.gz, .tsv, .tsv.gz, and a local
-    directory that contains .parquet files (a Parquet dataset).  Anything else
-    raises InputError listing the accepted extensions.
-    """
-    local = _local_path(path)
-    if local is not None and os.path.isdir(local):
-        if local.rstrip("/").lower().endswith(".parquet") or _has_parquet_files(local):
-            return "parquet"
-        raise InputError(f"{path}: directory contains no .parquet files (only Parquet datasets may be directories)")
-    name = path.rstrip("/").lower()
-    for suffix, fmt in _SUFFIXES:
-        if name.endswith(suffix):
-            return fmt
-    raise InputError(f"{path}: unknown file extension; accepted: {_ACCEPTED} (or pass format=)")
-
-
-def _normalize_format(fmt: str) -> str:
-    norm = fmt.lower().lstrip(".")
-    if norm not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}; accepted: {', '.join(FORMATS)}")
-    return norm
-
-
 # ---------------------------------------------------------------------------
 # entry point
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file read into Spark, with what giql must know to interpret it.
+
+    ``coordinate_system``/``interval_type`` describe ``start``/``end`` as the
+    reader returns them (see :data:`giql_spark.io.formats.COORDINATES`); they
+    are None for Parquet/CSV/TSV, whose convention only the user knows.
+    """
+
+    df: DataFrame
+    format: str
+    skipped_rows: int = 0
+    coordinate_system: str | None = None
+    interval_type: str | None = None
 
 
 def read_path(
@@ -103,17 +79,43 @@ def read_path(
     on_error: str = "raise",
     header: bool | None = None,
     sep: str | None = None,
+    **options,
 ) -> tuple[DataFrame, int]:
     """Read a file (or a Parquet directory) into a Spark DataFrame; return ``(df, skipped_rows)``.
+
+    Same as :func:`read_source` without the coordinate convention.
+    """
+    src = read_source(spark, path, format, on_error=on_error, header=header, sep=sep, **options)
+    return src.df, src.skipped_rows
+
+
+def read_source(
+    spark: SparkSession,
+    path: str,
+    format: str | None = None,
+    *,
+    on_error: str = "raise",
+    header: bool | None = None,
+    sep: str | None = None,
+    validate: bool = True,
+    **options,
+) -> Source:
+    """Read a file (or a Parquet directory) into a :class:`Source`.
 
     ``format`` overrides extension detection (see :func:`detect_format`).
     A missing local path raises InputError before any Spark job runs.
 
     * BED: see :func:`read_bed`; ``on_error`` is 'raise' or 'skip'.
+    * narrowPeak/broadPeak: see :func:`read_peaks`; ``on_error`` as for BED.
+    * VCF/BCF, GFF3/GTF, SAM/BAM/CRAM: read in parallel through oxbow, see
+      :func:`giql_spark.io.datasource.read_genomic` (``validate`` and the
+      format ``options`` apply there); local files only.
     * Parquet: ``spark.read.parquet``; skipped_rows is 0.
     * CSV/TSV: header row expected unless ``header=False``; ``sep`` defaults to
-      ',' or a tab; column types are inferred; skipped_rows is 0 (``on_error``
-      applies to BED only).
+      ',' or a tab; column types are inferred; skipped_rows is 0.
+
+    ``on_error='skip'`` applies to BED and peak files only; the other formats
+    ignore it.
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
@@ -121,11 +123,27 @@ def read_path(
     if local is not None and not os.path.exists(local):
         raise InputError(f"input file not found: {path}")
     fmt = _normalize_format(format) if format else detect_format(path)
+    from .genomic import OXBOW_FORMATS
+
+    if options and fmt not in OXBOW_FORMATS:
+        raise InputError(f"{path}: unknown option(s) {', '.join(sorted(options))} for {fmt}")
+    skipped = 0
     if fmt == "bed":
-        return read_bed(spark, path, on_error=on_error)
-    if fmt == "parquet":
-        return _read_parquet(spark, path), 0
-    return _read_delimited(spark, path, fmt, header=header, sep=sep), 0
+        df, skipped = read_bed(spark, path, on_error=on_error)
+    elif fmt in PEAK_COLUMNS:
+        df, skipped = read_peaks(spark, path, fmt, on_error=on_error)
+    elif fmt in OXBOW_FORMATS:
+        if local is None:
+            raise InputError(f"{path}: {fmt.upper()} files are read with oxbow, which needs a local path")
+        from .datasource import read_genomic
+
+        df = read_genomic(spark, local, fmt, validate=validate, **options)
+    elif fmt == "parquet":
+        df = _read_parquet(spark, path)
+    else:
+        df = _read_delimited(spark, path, fmt, header=header, sep=sep)
+    coords = COORDINATES.get(fmt, (None, None))
+    return Source(df, fmt, skipped, *coords)
 
 
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
@@ -170,7 +188,26 @@ def read_bed(spark: SparkSession, path: str, *, on_error: str = "raise") -> tupl
     dropped and their count is returned as skipped_rows.
     """
     ncols = _bed_width(spark, path)
-    parsed = _parse_bed(spark.read.text(path), ncols)
+    return _read_fields(spark, path, BED_COLUMNS[:ncols], 3, on_error)
+
+
+def read_peaks(spark: SparkSession, path: str, fmt: str, *, on_error: str = "raise") -> tuple[DataFrame, int]:
+    """Read an ENCODE narrowPeak (BED6+4) or broadPeak (BED6+3) file; return ``(df, skipped_rows)``.
+
+    Columns: chrom, start, end, name, score, strand, signalValue, pValue,
+    qValue and (narrowPeak only) peak, the summit offset from start.
+    Coordinates are 0-based, half-open, as in the file.  Types: start, end,
+    peak long; score, signalValue, pValue, qValue double (-1 means "not
+    given" in these files and is kept as -1; '.' or a non-number -> NULL).
+    Skipped lines and ``on_error`` are as for :func:`read_bed`; a line with
+    fewer than 10 (narrowPeak) or 9 (broadPeak) fields is invalid.
+    """
+    names = PEAK_COLUMNS[fmt]
+    return _read_fields(spark, path, names, len(names), on_error)
+
+
+def _read_fields(spark: SparkSession, path: str, names, min_fields: int, on_error: str) -> tuple[DataFrame, int]:
+    parsed = _parse_bed(spark.read.text(path), names, min_fields)
     bad = parsed.filter(F.col(_ERR).isNotNull())
     skipped = 0
     if on_error == "skip":
@@ -180,7 +217,7 @@ def read_bed(spark: SparkSession, path: str, *, on_error: str = "raise") -> tupl
         if first_bad is not None:
             line_no = _locate_line(spark, path, first_bad["value"])
             raise InputError(f"{path} line {line_no}: {first_bad[_ERR]}")
-    return parsed.filter(F.col(_ERR).isNull()).select(*BED_COLUMNS[:ncols]), skipped
+    return parsed.filter(F.col(_ERR).isNull()).select(*names), skipped
 
 
 def _bed_width(spark: SparkSession, path: str) -> int:
@@ -197,8 +234,8 @@ def _open_text(local: str):
 
 def _first_data_line(spark: SparkSession, path: str) -> str | None:
     local = _local_path(path)
-    if local is None:
-        # Remote file: a limit-1 job only scans until the first data line.
+    if local is None or os.path.isdir(local):
+        # Remote file or directory of parts: a limit-1 job only scans until the first data line.
         rows = spark.read.text(path).filter(~F.col("value").rlike(_SKIP_PATTERN)).limit(1).collect()
         return rows[0]["value"] if rows else None
     with _open_text(local) as fh:
@@ -214,13 +251,13 @@ def _is_int(c: Column) -> Column:
     return c.rlike(_INT_PATTERN) & c.try_cast("long").isNotNull()
 
 
-def _bed_error(fields: Column) -> Column:
+def _bed_error(fields: Column, min_fields: int = 3) -> Column:
     """Spark expression: the reason a row is invalid, NULL for a valid row."""
     n = F.size(fields)
     chrom, start, end = F.get(fields, 0), F.get(fields, 1), F.get(fields, 2)
     s, e = start.try_cast("long"), end.try_cast("long")
     return (
-        F.when(n < 3, F.format_string("expected at least 3 tab-separated fields, got %d", n))
+        F.when(n < min_fields, F.format_string(f"expected at least {min_fields} tab-separated fields, got %d", n))
         .when(F.trim(chrom) == "", F.lit("empty chrom"))
         .when(~_is_int(start), F.format_string("non-integer start '%s'", start))
         .when(~_is_int(end), F.format_string("non-integer end '%s'", end))
@@ -229,20 +266,20 @@ def _bed_error(fields: Column) -> Column:
     )
 
 
-def _parse_bed(lines: DataFrame, ncols: int) -> DataFrame:
-    """Data lines of ``lines.value`` split into typed BED columns plus the error column.
+def _parse_bed(lines: DataFrame, names, min_fields: int = 3) -> DataFrame:
+    """Data lines of ``lines.value`` split into typed columns ``names`` plus the error column.
 
     Keeps ``value`` so an invalid row can be located in the file afterwards.
     """
     fields = F.split(F.col("value"), "\t")
     typed = []
-    for i, name in enumerate(BED_COLUMNS[:ncols]):
+    for i, name in enumerate(names):
         raw = F.get(fields, i)
         # try_cast: optional numeric fields ('.' score etc.) become NULL instead
         # of failing the job under ANSI mode.
         typed.append((raw.try_cast(_BED_TYPES[name]) if name in _BED_TYPES else raw).alias(name))
     return lines.filter(~F.col("value").rlike(_SKIP_PATTERN)).select(
-        "value", *typed, _bed_error(fields).alias(_ERR)
+        "value", *typed, _bed_error(fields, min_fields).alias(_ERR)
     )
 
 
@@ -253,7 +290,7 @@ def _locate_line(spark: SparkSession, path: str, text: str) -> int:
     the first occurrence is a faithful location.
     """
     local = _local_path(path)
-    if local is None:
+    if local is None or os.path.isdir(local):
         return _locate_line_spark(spark, path, text)
     with _open_text(local) as fh:
         for number, line in enumerate(fh, start=1):

@@ -1,0 +1,183 @@
+"""Write Spark DataFrames as BED, TSV/CSV or Parquet.
+
+Rules:
+
+* The format comes from the extension (.bed, .tsv, .csv, .parquet; .bed.gz,
+  .tsv.gz, .csv.gz write gzip-compressed parts) or ``format=``.
+* Spark writes a directory of part files at ``path``.  With
+  ``single_file=True`` (BED/TSV/CSV, local paths only) the data is written by
+  one task and the single part file is moved to ``path``, which is then a
+  plain file; fine for results that fit one task, slow for huge ones.
+* BED: tab-separated, no header, always 0-based half-open.  Start/end are
+  converted from the given convention: ``start - 1`` if 1-based; ``end``
+  ``+ 1`` if closed and ``- 1`` if 1-based (both for 1-based closed, so it is
+  unchanged).  Columns written: chrom, start, end, then the BED columns
+  name, score, strand, thickStart, ... up to the last one the DataFrame has
+  (matched case-insensitively); a missing one before it and every NULL
+  are written as '.'.  Whole-number scores are written without '.0'.
+* TSV/CSV: a header row and every column, values as they are (no
+  coordinate conversion); lists, structs and maps are written as JSON.
+* Parquet: every column as it is; ``partition_by_chrom=True`` writes one
+  ``<chrom_col>=<value>`` folder per chromosome.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import ArrayType, DoubleType, FloatType, MapType, StructType
+
+from .formats import InputError, local_path
+from .readers import BED_COLUMNS
+
+__all__ = ["WRITE_FORMATS", "write_path"]
+
+WRITE_FORMATS = ("bed", "tsv", "csv", "parquet")
+_SUFFIXES = (
+    (".bed.gz", "bed"), (".tsv.gz", "tsv"), (".csv.gz", "csv"),
+    (".bed", "bed"), (".tsv", "tsv"), (".csv", "csv"), (".parquet", "parquet"),
+)
+_MODES = ("error", "errorifexists", "overwrite", "append", "ignore")
+
+
+def write_format(path: str, format: str | None = None) -> str:
+    """The output format for ``path``: ``format`` if given, else from the extension."""
+    if format is not None:
+        fmt = format.lower().lstrip(".")
+        if fmt not in WRITE_FORMATS:
+            raise InputError(f"cannot write format {format!r}; accepted: {', '.join(WRITE_FORMATS)}")
+        return fmt
+    name = path.rstrip("/").lower()
+    for suffix, fmt in _SUFFIXES:
+        if name.endswith(suffix):
+            return fmt
+    raise InputError(
+        f"{path}: unknown output extension; accepted: .bed, .bed.gz, .tsv, .tsv.gz, .csv, .csv.gz, .parquet "
+        "(or pass format=)"
+    )
+
+
+def write_path(
+    df: DataFrame,
+    path: str,
+    format: str | None = None,
+    *,
+    partition_by_chrom: bool = False,
+    single_file: bool = False,
+    mode: str = "error",
+    chrom_col: str = "chrom",
+    start_col: str = "start",
+    end_col: str = "end",
+    coordinate_system: str = "0based",
+    interval_type: str = "half_open",
+) -> str:
+    """Write ``df`` to ``path`` following the module rules; return the format written.
+
+    ``mode`` is Spark's save mode ('error', 'overwrite', 'append', 'ignore').
+    The column and convention arguments describe ``df``'s interval.
+    """
+    fmt = write_format(path, format)
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
+    if partition_by_chrom and fmt != "parquet":
+        raise ValueError("partition_by_chrom applies to Parquet output only")
+    if single_file and fmt == "parquet":
+        raise ValueError("single_file applies to BED/TSV/CSV output only (Parquet is a directory)")
+    compression = "gzip" if path.lower().endswith(".gz") else None
+    if fmt == "parquet":
+        writer = df.write.mode(mode)
+        if partition_by_chrom:
+            writer = writer.partitionBy(_column(df, chrom_col))
+        writer.parquet(path)
+        return fmt
+    if fmt == "bed":
+        out = _bed_lines(df, chrom_col, start_col, end_col, coordinate_system, interval_type)
+        save = lambda d, p: d.write.mode("overwrite" if single_file else mode).text(p, compression=compression)
+    else:
+        out = _flat(df)
+        sep = "\t" if fmt == "tsv" else ","
+        save = lambda d, p: d.write.mode("overwrite" if single_file else mode).csv(
+            p, header=True, sep=sep, compression=compression
+        )
+    if single_file:
+        _save_single_file(out, path, mode, save)
+    else:
+        save(out, path)
+    return fmt
+
+
+def _column(df: DataFrame, name: str) -> str:
+    """``df``'s spelling of ``name`` (Spark resolves names case-insensitively)."""
+    for c in df.columns:
+        if c.lower() == name.lower():
+            return c
+    raise InputError(f"cannot write: no column {name!r} (columns: {', '.join(df.columns)})")
+
+
+def _text(df: DataFrame, name: str) -> Column:
+    """A column as BED text: NULL -> '.', whole-number doubles without '.0'."""
+    col = F.col(f"`{name}`")
+    dtype = df.schema[name].dataType
+    if isinstance(dtype, (DoubleType, FloatType)):
+        whole = (col == F.floor(col)) & (F.abs(col) < 1e15)
+        text = F.when(whole, col.cast("long").cast("string")).otherwise(col.cast("string"))
+    else:
+        text = col.cast("string")
+    return F.coalesce(text, F.lit("."))
+
+
+def _bed_lines(df, chrom_col, start_col, end_col, coordinate_system, interval_type) -> DataFrame:
+    one_based = coordinate_system == "1based"
+    start = F.col(f"`{_column(df, start_col)}`").cast("long") - (1 if one_based else 0)
+    end = F.col(f"`{_column(df, end_col)}`").cast("long") + (1 if interval_type == "closed" else 0) - (
+        1 if one_based else 0
+    )
+    present = {c.lower(): c for c in df.columns}
+    extra = list(BED_COLUMNS[3:])
+    while extra and extra[-1].lower() not in present:
+        extra.pop()
+    fields = [_text(df, _column(df, chrom_col)), start.cast("string"), end.cast("string")]
+    fields += [_text(df, present[n.lower()]) if n.lower() in present else F.lit(".") for n in extra]
+    return df.select(F.concat_ws("\t", *fields).alias("value"))
+
+
+def _flat(df: DataFrame) -> DataFrame:
+    """Lists, structs and maps as JSON strings, since CSV cannot hold them."""
+    cols = []
+    for field in df.schema.fields:
+        col = F.col(f"`{field.name}`")
+        if isinstance(field.dataType, (ArrayType, StructType, MapType)):
+            col = F.to_json(col).alias(field.name)
+        cols.append(col)
+    return df.select(*cols)
+
+
+def _save_single_file(out: DataFrame, path: str, mode: str, save) -> None:
+    local = local_path(path)
+    if local is None:
+        raise ValueError(f"single_file needs a local path, got {path}")
+    if os.path.exists(local):
+        if mode in ("error", "errorifexists"):
+            raise InputError(f"output already exists: {path} (pass mode='overwrite')")
+        if mode == "ignore":
+            return
+        if mode == "append":
+            raise ValueError("single_file cannot append to an existing file")
+        if os.path.isdir(local):
+            shutil.rmtree(local)
+        else:
+            os.remove(local)
+    staging = f"{local.rstrip('/')}.{uuid.uuid4().hex}.tmp"
+    try:
+        save(out.coalesce(1), staging)
+        parts = sorted(f for f in os.listdir(staging) if f.startswith("part-"))
+        if parts:
+            os.replace(os.path.join(staging, parts[0]), local)
+        else:  # an empty DataFrame may leave no part file
+            open(local, "wb").close()
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
