@@ -1,13 +1,20 @@
-"""The strategy choice follows the statistics it is given."""
+"""The cost model and the choice it drives, on constructed statistics."""
 
+import numpy as np
 import pytest
 
+from giql_spark.errors import QuerySyntaxError
 from giql_spark.joins.spec import Interval, JoinSpec
-from giql_spark.planner.choose import BROADCAST_BYTES, TINY_BYTES, choose
+from giql_spark.planner import cost
+from giql_spark.planner.choose import BROADCAST_BYTES, choose
+from giql_spark.planner.constants import DEFAULTS
+from giql_spark.planner.hints import parse_hint
 from giql_spark.planner.rewrite import PhysicalNode, Side
-from giql_spark.planner.stats import SideStats
+from giql_spark.planner.stats import SideStats, Widths
 
 IV = Interval("a.chrom", "a.start", "a.end")
+HG = {f"chr{i}": 250_000_000 - i * 8_000_000 for i in range(1, 23)}
+DEFAULT = (dict(DEFAULTS), "shipped defaults")
 
 
 def node(how="inner"):
@@ -15,44 +22,137 @@ def node(how="inner"):
     return PhysicalNode("v", "interval_join", Side("", ["a"]), Side("", ["b"]), spec)
 
 
+def side(rows, widths, genome=HG, seed=0):
+    """Tier-2 statistics: ``rows`` spread over ``genome`` in proportion to length."""
+    total = sum(genome.values())
+    chroms = {c: (max(1, round(rows * n / total)), n) for c, n in genome.items()}
+    w = np.asarray(widths, dtype=np.int64)
+    return SideStats(rows * 20, tier=2, rows=rows, widths=Widths(w), chroms=chroms, source="test")
+
+
+def uniform_widths(n=5000, lo=100, hi=2000, seed=0):
+    return np.random.default_rng(seed).integers(lo, hi, n)
+
+
+def heavy_widths(n=5000, seed=0):
+    return np.clip(np.random.default_rng(seed).lognormal(np.log(10_000), 1.2, n), 100, 2_500_000)
+
+
+def pick(left, right, how="inner", options=None, constants=DEFAULT):
+    return choose(node(how), options or {}, left, right, constants)
+
+
+# --------------------------------------------------------------------------- without statistics
+
+
 @pytest.mark.parametrize(
     "left, right, expected",
-    [
-        (1_000, 2_000, "naive"),
-        (TINY_BYTES * 10, 2_000, "broadcast"),
-        (10**12, BROADCAST_BYTES, "broadcast"),
-        (10**12, BROADCAST_BYTES + 1, "binned"),
-        (1_000, None, "binned"),
-        (None, None, "binned"),
-        (None, BROADCAST_BYTES // 2, "broadcast"),
-    ],
+    [(None, None, "binned"), (1_000, None, "binned"), (None, BROADCAST_BYTES // 2, "broadcast"),
+     (None, BROADCAST_BYTES * 4, "binned")],
 )
-def test_choice_by_size(left, right, expected):
-    choice = choose(node(), {}, SideStats(left), SideStats(right))
+def test_unknown_sizes_fall_back_to_rules(left, right, expected):
+    choice = pick(SideStats(left), SideStats(right))
     assert choice["strategy"] == expected
-    assert choice["reason"]
+    assert choice["estimates"] == []
+    if expected == "binned":
+        assert choice["params"] == {"bin_size": 100_000}
 
 
-def test_session_options_win():
-    choice = choose(node(), {"strategy": "sweep", "tile_size": 1000}, SideStats(1), SideStats(1))
-    assert choice == {"strategy": "sweep", "params": {"tile_size": 1000}, "reason": "set by the session"}
+def test_tiny_inputs_run_as_plain_sql():
+    choice = pick(SideStats(1_000), SideStats(2_000))
+    assert choice["strategy"] == "naive"
+    assert choice["reason"].startswith("lowest estimated cost")
 
 
-def test_binned_gets_its_bin_size():
-    choice = choose(node(), {"bin_size": 777}, SideStats(None), SideStats(None))
-    assert choice["params"] == {"bin_size": 777}
+def test_plain_sql_is_refused_above_tiny_even_when_estimated_cheapest():
+    consts = dict(DEFAULTS, nested_pair=0.0, fixed_jvm=0.0, fixed_binned=10.0)
+    choice = pick(side(50_000, uniform_widths()), side(50_000, uniform_widths()), constants=(consts, "test"))
+    assert choice["strategy"] != "naive"
+    naive = next(e for e in choice["estimates"] if e.strategy == "naive")
+    assert naive.refused and "tiny" in naive.refused
+
+
+# --------------------------------------------------------------------------- the model's choices
+
+
+def test_large_uniform_joins_are_binned_with_a_bin_near_the_widths():
+    choice = pick(side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths(seed=1)))
+    assert choice["strategy"] == "binned"
+    assert 1_000 <= choice["params"]["bin_size"] <= 200_000
+
+
+def test_wider_intervals_get_wider_bins():
+    narrow = pick(side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths(seed=1)))
+    wide = pick(side(1_000_000, heavy_widths()), side(1_000_000, heavy_widths(seed=1)))
+    assert wide["params"]["bin_size"] > narrow["params"]["bin_size"]
+
+
+def test_output_pairs_follow_density_and_widths():
+    genome = {"chr1": 1_000_000}
+    sh = cost.shape(side(1_000, [100] * 10, genome), side(2_000, [50] * 10, genome), DEFAULTS)
+    # Starts uniform over 1 Mb: a pair overlaps with probability (100 + 50 + 1) / 1e6.
+    assert sh.output_pairs() == pytest.approx(1_000 * 2_000 * 151 / 1_000_000)
+
+
+def test_broadcast_is_refused_above_the_memory_budget():
+    consts = dict(DEFAULTS, broadcast_budget_bytes=1_000_000)
+    choice = pick(side(1_000_000, uniform_widths()), side(100_000, uniform_widths()), constants=(consts, "test"))
+    est = next(e for e in choice["estimates"] if e.strategy == "broadcast")
+    assert est.refused and "budget" in est.refused
+    assert choice["strategy"] != "broadcast"
+
+
+def test_broadcast_wins_when_python_is_cheap_and_indexes_the_small_side():
+    consts = dict(DEFAULTS, python_row=1e-9, python_pair=1e-9, build_row=1e-9, fixed_python=0.0)
+    small, large = side(1_000, uniform_widths()), side(10_000_000, uniform_widths())
+    inner = pick(small, large, constants=(consts, "test"))
+    assert inner["strategy"] == "broadcast" and inner["params"] == {"build": "left"}
+    # A LEFT join preserves every left row, so only the right side may be indexed.
+    left = pick(small, large, how="left", constants=(consts, "test"))
+    assert all(e.params.get("build") != "left" for e in left["estimates"] if e.strategy == "broadcast")
+
+
+def test_sweep_wins_for_heavy_tails_when_the_shuffle_dominates():
+    consts = dict(DEFAULTS, row_shuffle=1e-5, candidate=1e-6, python_row=1e-9, python_pair=1e-9,
+                  build_row=1e-3)
+    choice = pick(side(2_000_000, heavy_widths()), side(2_000_000, heavy_widths(seed=1)),
+                  constants=(consts, "test"))
+    assert choice["strategy"] == "sweep"
+
+
+def test_estimates_are_sorted_cheapest_feasible_first():
+    choice = pick(side(1_000_000, heavy_widths()), side(1_000_000, heavy_widths(seed=1)))
+    ests = choice["estimates"]
+    assert {e.strategy for e in ests} == {"binned", "broadcast", "sweep", "naive"}
+    feasible = [e.seconds for e in ests if not e.refused]
+    assert feasible == sorted(feasible)
+    assert ests[0].strategy == choice["strategy"]
+    assert all(e.pairs == ests[0].pairs for e in ests)
+
+
+# --------------------------------------------------------------------------- overrides
+
+
+def test_session_options_win_and_the_model_fills_the_rest():
+    stats = side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths())
+    forced = pick(*stats, options={"strategy": "sweep", "tile_size": 1000})
+    assert (forced["strategy"], forced["params"]) == ("sweep", {"tile_size": 1000})
+    assert forced["reason"] == "set by the session"
+    sized = pick(*stats, options={"bin_size": 777})
+    assert sized["strategy"] == "binned" and sized["params"] == {"bin_size": 777}
+    model_bin = pick(*stats, options={"strategy": "binned"})
+    assert model_bin["params"]["bin_size"] == pick(*stats)["params"]["bin_size"]
 
 
 def test_unknown_strategy_is_refused():
     with pytest.raises(ValueError, match="unknown join strategy 'fast'"):
-        choose(node(), {"strategy": "fast"}, SideStats(1), SideStats(1))
+        pick(SideStats(1), SideStats(1), options={"strategy": "fast"})
 
 
-def test_spark_estimates_are_read(session, tmp_path):
-    from giql_spark.planner.stats import side_stats
-
-    df = session.spark.createDataFrame([("chr1", 1, 2)] * 10, "chrom string, start bigint, `end` bigint")
-    assert side_stats(df).size_bytes is None  # an RDD Spark cannot size
-    df.write.parquet(str(tmp_path / "t"))
-    stats = side_stats(session.spark.read.parquet(str(tmp_path / "t")))
-    assert stats.size_bytes is not None and 0 < stats.size_bytes < TINY_BYTES
+def test_query_hint_is_parsed_and_removed():
+    q, opts = parse_hint("SELECT /*+ INTERVAL_JOIN(Binned, bin_size=5000) */ * FROM a")
+    assert opts == {"strategy": "binned", "bin_size": 5000, "_source": "query hint"}
+    assert "INTERVAL_JOIN" not in q
+    assert parse_hint("SELECT 1") == ("SELECT 1", {})
+    with pytest.raises(QuerySyntaxError, match="INTERVAL_JOIN hint at position 7.*'bin_size=-3'"):
+        parse_hint("SELECT /*+ INTERVAL_JOIN(bin_size=-3) */ 1")

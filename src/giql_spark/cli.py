@@ -8,7 +8,11 @@ Subcommands:
 * ``giql-spark query "GIQL" --table NAME=PATH[,key=value...]`` runs a query and
   prints the result or writes it (``--output``: .parquet, .tsv or .csv).
 * ``giql-spark explain "GIQL" --table ...`` prints the plan: each interval
-  operator, the strategy chosen for it, and Spark's physical plan.
+  operator, the statistics read, every strategy's estimated cost, the
+  strategy chosen, and Spark's physical plan; ``--analyze`` also runs the
+  query and shows actual rows and times.
+* ``giql-spark calibrate`` times the join strategies on generated data and
+  stores cost-model factors for this machine.
 
 A ``--table`` spec is ``NAME=PATH`` optionally followed by ``,key=value``
 pairs passed to :meth:`Session.register` (chrom_col, start_col, end_col,
@@ -140,8 +144,10 @@ def _parser() -> argparse.ArgumentParser:
 
     def spark_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--master", help="Spark master URL (default: local[*])")
-        p.add_argument("--strategy", choices=("binned", "naive"), help="force an interval-join strategy")
+        p.add_argument("--strategy", choices=("binned", "broadcast", "sweep", "naive"),
+                       help="force an interval-join strategy (default: chosen by the cost model)")
         p.add_argument("--bin-size", type=_positive_int, help="bin width of the binned strategy")
+        p.add_argument("--tile-size", type=_positive_int, help="genome tile of the sweep strategy")
 
     def query_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("giql", metavar="GIQL", help="the GIQL query")
@@ -163,6 +169,13 @@ def _parser() -> argparse.ArgumentParser:
 
     explain = sub.add_parser("explain", help="show how a GIQL query is planned")
     query_options(explain)
+    explain.add_argument("--analyze", action="store_true",
+                         help="also run the query and show actual rows and times next to the estimates")
+
+    cal = sub.add_parser("calibrate", help="time the join strategies here and store cost-model factors")
+    cal.add_argument("--master", help="Spark master URL (default: local[*])")
+    cal.add_argument("--rows", type=_positive_int, default=200_000, help="rows per side (default 200000)")
+    cal.add_argument("--repeats", type=_positive_int, default=3, help="runs per measurement (default 3)")
     return parser
 
 
@@ -275,7 +288,8 @@ def _session(args):
 
     from .session import Session
 
-    options = {"strategy": getattr(args, "strategy", None), "bin_size": getattr(args, "bin_size", None)}
+    options = {"strategy": getattr(args, "strategy", None), "bin_size": getattr(args, "bin_size", None),
+               "tile_size": getattr(args, "tile_size", None)}
     active = SparkSession.getActiveSession() if args.master is None else None
     if active is not None:
         return Session(active, **options)
@@ -318,7 +332,14 @@ def _cmd_query(args, tables) -> int:
 def _cmd_explain(args, tables) -> int:
     session = _session(args)
     _register_tables(session, tables)
-    print(session.explain(args.giql))
+    print(session.explain(args.giql, analyze=args.analyze))
+    return 0
+
+
+def _cmd_calibrate(args) -> int:
+    from .planner.calibrate import calibrate
+
+    calibrate(_session(args), rows=args.rows, repeats=args.repeats)
     return 0
 
 
@@ -355,6 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _cmd_demo(args)
+        if args.command == "calibrate":
+            return _cmd_calibrate(args)
         tables = [_parse_table(spec) for spec in args.table]
         if args.command == "query":
             return _cmd_query(args, tables)

@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass
 from importlib import resources
 
@@ -17,6 +18,7 @@ from pyspark.sql import DataFrame, SparkSession
 from .errors import GiqlSparkError, QueryError, UnknownColumnError, UnknownTableError
 from .language.compile import compile_giql
 from .planner.choose import choose
+from .planner.hints import parse_hint
 from .planner.rewrite import PhysicalNode, plan_physical
 from .planner.stats import side_stats
 from .runtime import build_node
@@ -77,15 +79,22 @@ class Session:
     ``Session(spark)`` wraps an existing SparkSession (a cluster, or Spark
     Connect). Options: ``strategy`` forces an interval-join strategy
     (``"broadcast"``, ``"binned"``, ``"sweep"``, ``"naive"``), ``bin_size``
-    the binned strategy's bin width, ``tile_size`` the sweep's genome tile.
+    the binned strategy's bin width, ``tile_size`` the sweep's genome tile,
+    ``stats_tier`` how much the planner reads about each join side (0:
+    Spark's size estimate only; 1: also Parquet footers; 2, the default:
+    also a bounded sample of interval widths and chromosomes). A query may
+    carry the hint ``/*+ INTERVAL_JOIN(strategy, bin_size=N, tile_size=N) */``
+    (any part optional), which wins over the session's options.
     """
 
     def __init__(self, spark: SparkSession | None = None, *, master: str | None = None,
                  config: dict | None = None, strategy: str | None = None, bin_size: int | None = None,
-                 tile_size: int | None = None):
+                 tile_size: int | None = None, stats_tier: int = 2):
         self.spark = spark if spark is not None else local_spark(master, config=config)
-        self.options: dict = {"strategy": strategy, "bin_size": bin_size, "tile_size": tile_size}
+        self.options: dict = {"strategy": strategy, "bin_size": bin_size, "tile_size": tile_size,
+                              "stats_tier": stats_tier}
         self._tables: dict[str, Registered] = {}
+        self._stats: dict = {}
 
     # -- tables ---------------------------------------------------------------
     def register(self, name: str, source, *, format: str | None = None, chrom_col: str = "chrom",
@@ -139,6 +148,7 @@ class Session:
                       end_col=end_col, strand_col=strand_col, coordinate_system=coordinate_system,
                       interval_type=interval_type)
         df.createOrReplaceTempView(name)
+        self._stats.clear()  # statistics of sides that read the old table are stale
         conventions.remember(df, conventions.Convention(chrom_col, start_col, end_col, coordinate_system,
                                                         interval_type))
         self._tables[name] = Registered(table, origin, list(df.columns), skipped)
@@ -227,6 +237,8 @@ class Session:
             raise _spark_error(e) from None
 
     def _plan(self, query: str) -> tuple[str, list[PhysicalNode]]:
+        query, hint = parse_hint(query)
+        options = {**self.options, **hint}
         tree = compile_giql(
             query,
             {n: r.table for n, r in self._tables.items()},
@@ -246,12 +258,26 @@ class Session:
 
         def build(node: PhysicalNode) -> None:
             left, right = side(node.left.sql), side(node.right.sql)
-            node.choice = choose(node, self.options, side_stats(left), side_stats(right))
+            if node.kind == "interval_join":
+                tier = int(options.get("stats_tier", 2))
+                ls = self._side_stats(node.left.sql, left, node.spec.left, tier)
+                rs = self._side_stats(node.right.sql, right, node.spec.right, tier)
+            else:
+                ls = rs = None
+            node.choice = choose(node, options, ls, rs)
+            node.choice["stats"] = (ls, rs)
             # Building is lazy: this defines the view, no Spark job runs.
             build_node(node, left, right).createOrReplaceTempView(node.view)
 
         nodes = plan_physical(tree, columns_of, build)
         return tree.sql(dialect="spark"), nodes
+
+    def _side_stats(self, sql: str, df: DataFrame, interval, tier: int):
+        """Statistics of one side, cached per session until a table is re-registered."""
+        key = (sql, interval, tier)
+        if key not in self._stats:
+            self._stats[key] = side_stats(df, interval, tier=tier)
+        return self._stats[key]
 
     def _execute(self, query: str) -> tuple[DataFrame, str, list[PhysicalNode]]:
         sql, nodes = self._plan(query)
@@ -265,14 +291,30 @@ class Session:
         """The Spark SQL that runs for ``query`` (interval joins read planner views)."""
         return self._plan(query)[0]
 
-    def explain(self, query: str) -> str:
-        """The plan in words: each interval operator and its strategy, then Spark's plan."""
+    def explain(self, query: str, analyze: bool = False) -> str:
+        """The plan in words, then Spark's plan.
+
+        For each interval join: the statistics read for each side (and their
+        tier), every strategy's estimated cost with its terms or why it was
+        refused, and the chosen strategy with its parameters. With
+        ``analyze=True`` the query also runs: each join's actual output rows
+        and time, and the whole query's rows and time, are shown next to the
+        estimates.
+        """
         df, sql, nodes = self._execute(query)
         out = [f"GIQL: {' '.join(query.split())}", ""]
         if not nodes:
             out.append("Interval operators: none (runs as Spark SQL)")
         for i, node in enumerate(nodes, 1):
             out.extend(_describe(i, node))
+            if analyze:
+                t0 = time.perf_counter()
+                rows = self.spark.table(node.view).count()
+                out.append(f"    actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s (this operator alone)")
+        if analyze:
+            t0 = time.perf_counter()
+            rows = df.count()
+            out += ["", f"Query actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s"]
         out += ["", "Spark SQL:", f"  {sql}", "", "Spark physical plan:"]
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
@@ -300,6 +342,20 @@ def _describe(i: int, node: PhysicalNode) -> list[str]:
         lines.append(f"[{i}] nearest: k={s.k}{' stranded' if s.stranded else ''} "
                      f"targets {s.target[0]} for references {s.reference[0]}")
     lines.append(f"    strategy: {c['strategy']}" + (f" ({params})" if params else "") + f" — {c['reason']}")
+    stats = c.get("stats") or (None, None)
+    for name, st in zip(("left", "right"), stats):
+        if st is not None:
+            details = st.details()
+            lines.append(f"    {name} statistics: {details[0]}")
+            lines.extend(f"      {d}" for d in details[1:])
+    if c.get("estimates"):
+        lines.append(f"    estimates ({c['constants']}), cheapest first:")
+        for e in c["estimates"]:
+            mark = "*" if e.strategy == c["strategy"] and not e.refused else "-"
+            lines.append(f"      {mark} {e.describe()}")
+        pairs = c["estimates"][0].pairs
+        if pairs is not None:
+            lines.append(f"    estimated output pairs: ~{pairs:,.0f}")
     return lines
 
 

@@ -14,6 +14,8 @@ come from a one-row job, so they exist even when the left side is empty.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -46,7 +48,23 @@ def _flags(n: int, lk, rk, lonly: bool, ronly: bool) -> list:
     ]
 
 
-def join(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
+_SWAP_HOW = {"inner": "inner", "full": "full", "right": "left"}
+_SWAP_PREDICATE = {"intersects": "intersects", "contains": "within", "within": "contains"}
+
+
+def join(left: DataFrame, right: DataFrame, spec: JoinSpec, build: str = "right") -> DataFrame:
+    """``build`` is the side collected and indexed: ``"right"``, or ``"left"``
+    for INNER, RIGHT and FULL joins (the other types preserve the left side
+    row by row, which needs it on the probe side)."""
+    if build == "left":
+        if spec.how not in _SWAP_HOW:
+            raise ValueError(f"a {spec.how} join cannot index its left side")
+        # The condition names columns, not positions, so it holds as is.
+        swapped = replace(spec, how=_SWAP_HOW[spec.how], predicate=_SWAP_PREDICATE[spec.predicate],
+                          left=spec.right, right=spec.left)
+        return join(right, left, swapped).select(*left.columns, *right.columns)
+    if build != "right":
+        raise ValueError(f"build side must be 'left' or 'right', got {build!r}")
     left_names, right_names = list(left.columns), list(right.columns)
     probe = with_hull(left, spec.left)
     build = with_hull(right, spec.right).toArrow()

@@ -1,0 +1,65 @@
+"""The cost model's constants: shipped defaults, or a calibration of this machine.
+
+``giql-spark calibrate`` measures the strategies on generated data and writes
+a JSON file of constants; the planner reads it from ``$GIQL_SPARK_CALIBRATION``
+or, by default, ``~/.config/giql-spark/calibration.json``. Keys missing from
+the file keep their defaults, so an old file stays usable.
+
+The defaults were fitted by hand to ``benchmarks/RESULTS.md`` (1M x 1M on 2
+cores): seconds per unit of each term of :mod:`.cost`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+DEFAULTS = {
+    "fixed_jvm": 0.5,            # a Spark job with one shuffle, scheduling and start
+    "fixed_python": 1.5,         # the same, plus Python workers and compiled kernels
+    "fixed_binned": 0.1,         # the explode and its extra stage, over a plain join
+    "row_scan": 1.5e-7,          # read and expand one row, no shuffle
+    "row_shuffle": 6e-7,         # one expanded row through a shuffle
+    "candidate": 2e-8,           # one candidate pair tested in a hash-join bucket
+    "output": 5e-8,              # one result pair emitted in the JVM
+    "build_row": 2e-6,           # one build row collected, indexed and shipped
+    "python_row": 1.5e-6,        # one row to a Python worker and back through Arrow
+    "probe_level": 1e-8,         # one level of an index descent
+    "python_pair": 3e-7,         # one result pair built in Python and returned
+    "sweep_step": 5e-8,          # one step of the compiled sweep
+    "nested_pair": 1.2e-8,       # one pair tested by Spark's nested loop
+    "row_bytes": 20.0,           # bytes per row when only a size is known
+    "index_bytes_per_row": 64.0,  # driver and task memory of one indexed build row
+    "broadcast_budget_bytes": 512 * 2**20,
+    "broadcast_hash_bytes": 10 * 2**20,  # Spark's autoBroadcastJoinThreshold default
+    # Per-strategy factors fitted by ``giql-spark calibrate`` (1: as modelled).
+    "scale_binned": 1.0,
+    "scale_broadcast": 1.0,
+    "scale_sweep": 1.0,
+    "scale_naive": 1.0,
+}
+
+
+def path() -> Path:
+    env = os.environ.get("GIQL_SPARK_CALIBRATION")
+    return Path(env) if env else Path.home() / ".config" / "giql-spark" / "calibration.json"
+
+
+def load() -> tuple[dict, str]:
+    """(constants, where they came from)."""
+    p = path()
+    try:
+        found = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return dict(DEFAULTS), "shipped defaults"
+    merged = dict(DEFAULTS)
+    merged.update({k: float(v) for k, v in found.get("constants", {}).items() if k in DEFAULTS})
+    return merged, f"calibrated ({p})"
+
+
+def save(constants: dict, info: dict) -> Path:
+    p = path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps({"constants": constants, **info}, indent=2, sort_keys=True))
+    return p

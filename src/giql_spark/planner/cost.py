@@ -1,0 +1,208 @@
+"""The cost model: estimated seconds of each interval-join strategy.
+
+Every estimate is a sum of terms, each an estimated count times a constant
+(seconds per unit) from :mod:`.constants`, times the strategy's factor that
+``giql-spark calibrate`` fits on the machine (1 with the shipped defaults). The counts come from the
+statistics (:mod:`.stats`), under one assumption stated here once: within a
+chromosome, interval starts are spread uniformly over its extent.
+
+For sides L and R with rows ``n``, mean widths ``w`` and, per chromosome c,
+rows ``n_c`` and extent ``len_c``:
+
+* output pairs ``k = sum_c nL_c nR_c min(1, (wL + wR + 1) / len_c)``;
+* binned at bin size B: each row touches ``1 + w/B`` bins on average (exact
+  over the width sample), rows meet per bin, so candidate pairs are
+  ``sum_c (nL_c rL)(nR_c rR) min(1, B / len_c)``; rows expanded
+  ``nL rL + nR rR`` are shuffled, unless the expanded smaller side is under
+  Spark's broadcast threshold, when only it moves and the other is scanned;
+* broadcast: the build side is collected and indexed on the driver and
+  every probe row crosses to Python and back; refused above the memory
+  budget;
+* sweep at tile T: both sides, replicated ``1 + w/T`` times, are shuffled
+  and cross to Python; the sweep itself is linear in rows plus pairs;
+* plain SQL: Spark's nested loop per chromosome, ``sum_c nL_c nR_c`` pair
+  tests; only ever considered for tiny inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .stats import SideStats
+
+#: Bin sizes the binned strategy may get (clamped to this range).
+BIN_SIZES = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000,
+             1_000_000, 2_000_000, 5_000_000, 10_000_000)
+#: Used when a side's widths or chromosomes are unknown.
+DEFAULT_WIDTH = 1_000
+GENOME = 3_100_000_000
+#: Rows per side at or below which plain SQL is allowed at all.
+TINY_ROWS = 5_000
+
+
+@dataclass
+class Estimate:
+    """One strategy's estimate: seconds, parameters, the terms, or why refused."""
+
+    strategy: str
+    seconds: float
+    params: dict = field(default_factory=dict)
+    terms: dict = field(default_factory=dict)
+    refused: str | None = None
+    pairs: float | None = None  # estimated output pairs, the same for every strategy
+
+    def describe(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        head = self.strategy + (f" ({params})" if params else "")
+        if self.refused:
+            return f"{head}: refused, {self.refused}"
+        terms = ", ".join(f"{k} {v:.2f}" for k, v in self.terms.items())
+        return f"{head}: ~{self.seconds:.2f} s [{terms}]"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The counts every estimate reads, derived once from both sides' statistics."""
+
+    n_left: float
+    n_right: float
+    pairs: dict  # chromosome -> (left rows, right rows, extent)
+    left_widths: np.ndarray
+    right_widths: np.ndarray
+    left_bytes_per_row: float
+    right_bytes_per_row: float
+
+    def mean_width(self, side: str) -> float:
+        w = self.left_widths if side == "left" else self.right_widths
+        return float(w.mean()) if w.size else float(DEFAULT_WIDTH)
+
+    def replication(self, side: str, size: int) -> float:
+        """Average number of ``size``-wide bins a row of ``side`` touches."""
+        w = self.left_widths if side == "left" else self.right_widths
+        mean = float(w.mean()) if w.size else float(DEFAULT_WIDTH)
+        return 1.0 + mean / size
+
+    def output_pairs(self) -> float:
+        reach = self.mean_width("left") + self.mean_width("right") + 1
+        return sum(nl * nr * min(1.0, reach / ext) for nl, nr, ext in self.pairs.values())
+
+    def same_chrom_pairs(self) -> float:
+        return sum(nl * nr for nl, nr, _ in self.pairs.values())
+
+    def binned_candidates(self, size: int) -> float:
+        rl, rr = self.replication("left", size), self.replication("right", size)
+        return sum(nl * rl * nr * rr * min(1.0, size / ext) for nl, nr, ext in self.pairs.values())
+
+
+def _rows(s: SideStats, row_bytes: float) -> float | None:
+    if s.rows is not None:
+        return float(s.rows)
+    if s.size_bytes is not None:
+        return max(1.0, s.size_bytes / row_bytes)
+    return None
+
+
+def shape(left: SideStats, right: SideStats, constants: dict) -> Shape | None:
+    """The counts for the model, or None when a side's size is wholly unknown."""
+    nl, nr = _rows(left, constants["row_bytes"]), _rows(right, constants["row_bytes"])
+    if nl is None or nr is None:
+        return None
+    pairs = {}
+    lc, rc = left.chroms, right.chroms
+    if lc or rc:
+        names = set(lc) | set(rc)
+        # A side without chromosome counts is assumed spread like the other.
+        def share(own: dict, other: dict, n: float, name: str) -> float:
+            if own:
+                return float(own.get(name, (0, 0))[0])
+            total = sum(v[0] for v in other.values()) or 1
+            return n * other.get(name, (0, 0))[0] / total
+
+        for name in names:
+            ext = max(lc.get(name, (0, 1))[1], rc.get(name, (0, 1))[1], 1)
+            pairs[name] = (share(lc, rc, nl, name), share(rc, lc, nr, name), float(ext))
+    else:
+        pairs["*"] = (nl, nr, float(GENOME))
+    empty = np.empty(0, dtype=np.int64)
+
+    def per_row(s: SideStats, n: float) -> float:
+        return s.size_bytes / n if s.size_bytes is not None and n else constants["row_bytes"]
+
+    return Shape(nl, nr, pairs,
+                 left.widths.sample if left.widths is not None else empty,
+                 right.widths.sample if right.widths is not None else empty,
+                 per_row(left, nl), per_row(right, nr))
+
+
+def binned(sh: Shape, c: dict, size: int) -> Estimate:
+    rl, rr = sh.replication("left", size), sh.replication("right", size)
+    el, er = sh.n_left * rl, sh.n_right * rr
+    small_bytes = min(el * sh.left_bytes_per_row, er * sh.right_bytes_per_row)
+    if small_bytes <= c["broadcast_hash_bytes"]:
+        # Spark broadcasts the small expanded side: the large one is only scanned.
+        moved = {"expand+scan": c["row_scan"] * max(el, er), "broadcast": c["row_shuffle"] * min(el, er)}
+    else:
+        moved = {"expand+shuffle": c["row_shuffle"] * (el + er)}
+    terms = {"fixed": c["fixed_jvm"] + c["fixed_binned"], **moved,
+             "candidates": c["candidate"] * sh.binned_candidates(size),
+             "output": c["output"] * sh.output_pairs()}
+    return Estimate("binned", c["scale_binned"] * sum(terms.values()), {"bin_size": size}, terms)
+
+
+def best_binned(sh: Shape, c: dict) -> Estimate:
+    return min((binned(sh, c, b) for b in BIN_SIZES), key=lambda e: e.seconds)
+
+
+def broadcast(sh: Shape, c: dict, how: str) -> Estimate:
+    # The build side must be the one the join type does not preserve alone.
+    if how in ("left", "semi", "anti"):
+        sides = ["right"]
+    elif how == "right":
+        sides = ["left"]
+    else:
+        sides = ["right", "left"]
+    best = None
+    for build in sides:
+        nb, npr = (sh.n_right, sh.n_left) if build == "right" else (sh.n_left, sh.n_right)
+        per_chrom = max(1.0, nb / max(1, len(sh.pairs)))
+        terms = {"fixed": c["fixed_python"], "build": c["build_row"] * nb,
+                 "probe": c["python_row"] * npr + c["probe_level"] * npr * math.log2(2 + per_chrom),
+                 "output": c["python_pair"] * sh.output_pairs()}
+        need = nb * c["index_bytes_per_row"]
+        est = Estimate("broadcast", c["scale_broadcast"] * sum(terms.values()), {"build": build}, terms)
+        if need > c["broadcast_budget_bytes"]:
+            est.refused = (f"the {build} side (~{nb:,.0f} rows, ~{need / 2**20:,.0f} MB indexed) exceeds the "
+                           f"broadcast budget of {c['broadcast_budget_bytes'] / 2**20:,.0f} MB")
+        if best is None or (est.refused is None, -est.seconds) > (best.refused is None, -best.seconds):
+            best = est
+    return best
+
+
+def sweep(sh: Shape, c: dict, tile: int) -> Estimate:
+    rows = sh.n_left * sh.replication("left", tile) + sh.n_right * sh.replication("right", tile)
+    k = sh.output_pairs()
+    terms = {"fixed": c["fixed_python"], "shuffle": c["row_shuffle"] * rows,
+             "python": c["python_row"] * rows, "sweep": c["sweep_step"] * (rows + k),
+             "output": c["python_pair"] * k}
+    return Estimate("sweep", c["scale_sweep"] * sum(terms.values()), {"tile_size": tile}, terms)
+
+
+def naive(sh: Shape, c: dict) -> Estimate:
+    terms = {"fixed": c["fixed_jvm"], "pair tests": c["nested_pair"] * sh.same_chrom_pairs(),
+             "output": c["output"] * sh.output_pairs()}
+    est = Estimate("naive", c["scale_naive"] * sum(terms.values()), {}, terms)
+    if max(sh.n_left, sh.n_right) > TINY_ROWS:
+        est.refused = f"plain SQL is only for tiny inputs (at most {TINY_ROWS:,} rows a side)"
+    return est
+
+
+def alternatives(sh: Shape, c: dict, how: str, tile_size: int) -> list[Estimate]:
+    """Every strategy's estimate, cheapest feasible first."""
+    out = [best_binned(sh, c), broadcast(sh, c, how), sweep(sh, c, tile_size), naive(sh, c)]
+    k = sh.output_pairs()
+    for e in out:
+        e.pairs = k
+    return sorted(out, key=lambda e: (e.refused is not None, e.seconds))

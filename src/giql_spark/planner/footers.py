@@ -1,0 +1,144 @@
+"""Tiers 1 and 2 for Parquet sides: footers, then a few sampled row groups.
+
+Used only when a side is a projection (and maybe a filter) of one scan of
+local Parquet files, and each interval expression is one column of it, maybe
+shifted by a constant (the coordinate canonicalization): then the footers
+describe the side's rows (before any filter) and the file columns its
+intervals. Anything else returns None and the caller falls back.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import sqlglot
+from pyspark.sql import DataFrame
+from sqlglot import exp
+
+from .stats import SAMPLE_ROWS, SideStats, from_sample
+
+#: Row groups read for the tier-2 sample, spread over the files.
+SAMPLE_GROUPS = 3
+
+
+def interval_columns(interval) -> tuple[str, str, str] | None:
+    """The file column behind each of chrom, start and end, or None."""
+    names = []
+    for text in (interval.chrom, interval.start, interval.end):
+        try:
+            cols = list(sqlglot.parse_one(text, read="spark").find_all(exp.Column))
+        except sqlglot.errors.ParseError:
+            return None
+        if len(cols) != 1:
+            return None
+        names.append(cols[0].name)
+    return names[0], names[1], names[2]
+
+
+def _single_scan(df: DataFrame) -> bool:
+    plan = str(df._jdf.queryExecution().optimizedPlan().toString())
+    if any(word in plan for word in ("Join", "Aggregate", "Union", "Window", "Generate", "Sample")):
+        return False
+    return plan.count("Relation ") == 1
+
+
+def _local(uri: str) -> str | None:
+    if uri.startswith("file:"):
+        uri = uri[len("file:"):]
+        while uri.startswith("//"):
+            uri = uri[1:]
+        return uri
+    return None if "://" in uri else uri
+
+
+def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool) -> SideStats | None:
+    cols = interval_columns(interval)
+    if cols is None or not _single_scan(df):
+        return None
+    files = [_local(f) for f in df.inputFiles()]
+    if not files or any(f is None or not f.endswith(".parquet") or not os.path.isfile(f) for f in files):
+        return None
+    metas = [pq.ParquetFile(f).metadata for f in files]
+    if any(not set(cols) <= set(m.schema.names) for m in metas):
+        return None
+    rows = sum(m.num_rows for m in metas)
+    groups = [(f, i, m.row_group(i).num_rows) for f, m in zip(files, metas) for i in range(m.num_row_groups)]
+    declared = _declared_sorted(metas, cols)
+    source = f"Parquet footers: {len(files)} file(s), {len(groups)} row group(s)"
+    if not sample or not groups:
+        return SideStats(size, tier=1, rows=rows, sorted=declared, source=source)
+    picked = sorted({groups[round(k * (len(groups) - 1) / max(1, SAMPLE_GROUPS - 1))]
+                     for k in range(min(SAMPLE_GROUPS, len(groups)))})
+    per_group = max(1, SAMPLE_ROWS // len(picked))
+    parts, in_order = [], True
+    for f, i, n in picked:
+        t = pq.ParquetFile(f).read_row_group(i, columns=list(dict.fromkeys(cols)))
+        if t.num_rows > per_group:
+            t = t.take(pa.array(np.arange(0, t.num_rows, -(-t.num_rows // per_group))))
+        c = t.column(cols[0]).cast(pa.string()).to_numpy(zero_copy_only=False)
+        s = t.column(cols[1]).to_numpy(zero_copy_only=False)
+        e = t.column(cols[2]).to_numpy(zero_copy_only=False)
+        in_order = in_order and _is_sorted(c, s)
+        parts.append((c, s, e))
+    c, s, e = (np.concatenate([p[k] for p in parts]) for k in range(3))
+    sampled = sum(len(p[0]) for p in parts)
+    source = f"{source}; sampled {sampled:,} rows from {len(picked)} row group(s)"
+    stats = from_sample(size, rows, c, s, e, tier=2, source=source,
+                        sorted_=declared if declared is not None else in_order)
+    if len(picked) < len(groups):
+        # Files are often clustered by chromosome, so a few row groups say
+        # little about the others: count chromosomes over every row group
+        # from the (dictionary-encoded, small) chromosome column alone.
+        stats = replace(stats, chroms=_all_chroms(files, cols, stats.chroms),
+                        source=f"{source}; chromosomes counted over all rows")
+    return stats
+
+
+def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
+    counts: dict = {}
+    extents: dict = {}
+    for f in files:
+        t = pq.read_table(f, columns=[cols[0], cols[2]], read_dictionary=[cols[0]])
+        chrom = pa.chunked_array(t.column(cols[0])).combine_chunks()
+        if not isinstance(chrom, pa.DictionaryArray):
+            chrom = chrom.dictionary_encode()
+        idx = pc.fill_null(chrom.indices, -1).to_numpy(zero_copy_only=False)
+        end = pc.fill_null(t.column(cols[2]).combine_chunks(), 0).to_numpy(zero_copy_only=False)
+        names = chrom.dictionary.to_pylist()
+        ok = idx >= 0
+        n = np.bincount(idx[ok], minlength=len(names))
+        ext = np.zeros(len(names), dtype=np.int64)
+        np.maximum.at(ext, idx[ok], end[ok].astype(np.int64))
+        for name, k, x in zip(names, n, ext):
+            if k:
+                counts[name] = counts.get(name, 0) + int(k)
+                extents[name] = max(extents.get(name, 0), int(x))
+    return {name: (k, extents[name]) for name, k in counts.items()}
+
+
+def _declared_sorted(metas, cols) -> bool | None:
+    """True when every row group declares sorting by (chrom, start) first."""
+    try:
+        declared = []
+        for m in metas:
+            for i in range(m.num_row_groups):
+                sc = m.row_group(i).sorting_columns or ()
+                names = [m.schema.column(x.column_index).name for x in sc[:2]]
+                declared.append(names == [cols[0], cols[1]])
+    except Exception:  # older writers, or metadata pyarrow cannot map
+        return None
+    return True if declared and all(declared) else None
+
+
+def _is_sorted(chrom: np.ndarray, start: np.ndarray) -> bool:
+    if len(chrom) < 2:
+        return True
+    c = chrom.astype(str)
+    same = c[1:] == c[:-1]
+    up = c[1:] > c[:-1]
+    return bool(np.all(up | (same & (start[1:] >= start[:-1]))))
