@@ -79,11 +79,19 @@ BIN10K_PAIRS_SELECT = ("a.chrom, a.start, a.`end`, a.name, "
 
 
 # --------------------------------------------------------------------------- data
-def generate(profile: str, n: int, seed: int, prefix: str) -> pa.Table:
+def generate(profile: str, n: int, seed: int, prefix: str, chroms: dict[str, int] | None = None,
+             weights=None) -> pa.Table:
+    """n intervals of a width profile over ``chroms`` (name -> length; default hg38).
+
+    Rows go to chromosomes multinomially by ``weights`` (default: in proportion
+    to length); starts are uniform over the positions where the interval fits.
+    """
     rng = np.random.default_rng(seed)
-    names = list(HG38)
-    lengths = np.array([HG38[c] for c in names], dtype=np.int64)
-    per_chrom = rng.multinomial(n, lengths / lengths.sum())
+    chroms = HG38 if chroms is None else chroms
+    names = list(chroms)
+    lengths = np.array([chroms[c] for c in names], dtype=np.int64)
+    w = lengths / lengths.sum() if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
+    per_chrom = rng.multinomial(n, w)
     if profile == "uniform":
         widths = rng.integers(100, 2001, size=n)
     elif profile == "heavy":
@@ -123,6 +131,16 @@ def data_paths(profile: str, size: int) -> tuple[Path, Path]:
     return out[0], out[1]
 
 
+def warmup_paths() -> tuple[Path, Path]:
+    """20k x 20k intervals (middle profile) for the untimed warm-up runs."""
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    wl, wr = DATA_DIR / "warmup_left.parquet", DATA_DIR / "warmup_right.parquet"
+    if not wl.exists() or not wr.exists():
+        pq.write_table(generate("middle", 20_000, 11, "l"), wl, row_group_size=5_000)
+        pq.write_table(generate("middle", 20_000, 12, "r"), wr, row_group_size=5_000)
+    return wl, wr
+
+
 def parquet_rows(path: Path) -> int:
     return sum(pq.read_metadata(f).num_rows for f in Path(path).rglob("*.parquet"))
 
@@ -160,7 +178,7 @@ class Runner:
         self.spark = spark
         self.sc = spark.sparkContext
 
-    def _spark_action(self, fn, timeout: float | None):
+    def spark_action(self, fn, timeout: float | None):
         """Run fn() (which triggers Spark jobs) with a job-group timeout."""
         from pyspark import InheritableThread
 
@@ -230,7 +248,7 @@ class Runner:
             return None
 
         t0 = time.perf_counter()
-        n = self._spark_action(job, timeout)
+        n = self.spark_action(job, timeout)
         dt = time.perf_counter() - t0
         if op == "pairs":
             n = parquet_rows(outdir)
@@ -508,10 +526,7 @@ def main(argv=None) -> int:
 
     if not args.no_warmup:
         # JIT (numba kernels in the Python workers), JVM code paths, bioframe imports.
-        wl, wr = DATA_DIR / "warmup_left.parquet", DATA_DIR / "warmup_right.parquet"
-        if not wl.exists():
-            pq.write_table(generate("middle", 20_000, 11, "l"), wl, row_group_size=5_000)
-            pq.write_table(generate("middle", 20_000, 12, "r"), wr, row_group_size=5_000)
+        wl, wr = warmup_paths()
         t0 = time.perf_counter()
         for c in cmap.values():
             # count exercises every strategy's code path; pairs adds only the
