@@ -1,0 +1,28 @@
+"""bioframe-style interval operations on Spark DataFrames.
+
+Names, arguments and output columns follow bioframe 0.8; intervals are
+0-based half-open. Operations that pair rows run through the same planner
+choice and join strategies as GIQL queries. Each returns a Spark DataFrame
+whose rows come in no defined order; the work runs when it is collected,
+except that the broadcast strategy and the counting kernel read their
+smaller side when called.
+"""
+
+from .clusters import cluster, merge
+from .complement import complement, subtract
+from .coverage import coverage
+from .expand import expand
+from .nearest import nearest
+from .overlap import count_overlaps, overlap
+
+__all__ = [
+    "overlap",
+    "count_overlaps",
+    "nearest",
+    "coverage",
+    "merge",
+    "cluster",
+    "complement",
+    "subtract",
+    "expand",
+]

@@ -1,0 +1,168 @@
+"""overlap and count_overlaps: bioframe's pair operations, run by the join engine."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ..errors import GiqlSparkError
+from ..joins import count_overlaps as count_kernel
+from ..joins.spec import Interval, JoinSpec
+from .engine import interval_join, strategy_options
+from .frames import (
+    checked,
+    distinct_names,
+    field,
+    interval_cols,
+    on_cols,
+    overlap_sql,
+    packed,
+    q,
+    suffix_pair,
+    unpacked,
+)
+
+_HOW = {"inner": "inner", "left": "left", "right": "right", "outer": "full", "semi": "semi", "anti": "anti"}
+ID = "__gs_row"
+
+
+def side_interval(alias: str, cols) -> Interval:
+    c, s, e = cols
+    return Interval(field(alias, c), field(alias, s), field(alias, e))
+
+
+def overlap_spec(how: str, cols1, cols2, on: list[str]) -> JoinSpec:
+    """bioframe's overlap between struct columns ``l`` and ``r`` (see :func:`.frames.overlap_sql`)."""
+    condition = overlap_sql("l", cols1, "r", cols2)
+    condition += "".join(f" AND {field('l', c)} = {field('r', c)}" for c in on)
+    return JoinSpec(how=how, predicate="intersects", left=side_interval("l", cols1),
+                    right=side_interval("r", cols2), condition=condition)
+
+
+def overlap(df1: DataFrame, df2: DataFrame, how: str = "left", return_overlap=False,
+            suffixes=("", "_"), cols1=None, cols2=None, on=None, *,
+            strategy: str | None = None, bin_size: int | None = None,
+            tile_size: int | None = None) -> DataFrame:
+    """Pairs of overlapping intervals, as ``bioframe.overlap``.
+
+    Two rows overlap when they are on the same chromosome (and agree on every
+    ``on`` column) and ``start1 < end2' and start2 < end1'``, where ``end'``
+    is ``end + 1`` for a zero-length interval. So, as in bioframe, intervals
+    are 0-based half-open, book-ended intervals (``[0, 5)`` and ``[5, 9)``)
+    do not overlap, a zero-length interval at ``p`` overlaps ``[s, e)`` iff
+    ``s <= p < e``, and two zero-length intervals overlap iff they sit at the
+    same position.
+
+    Parameters
+    ----------
+    how
+        ``"inner"``, ``"left"`` (default, as in bioframe), ``"right"``,
+        ``"outer"``, or, beyond bioframe, ``"semi"`` (rows of ``df1`` that
+        overlap something) and ``"anti"`` (rows of ``df1`` that overlap
+        nothing), which return ``df1``'s columns only, each row once.
+    return_overlap
+        If true, add ``overlap_<start>`` and ``overlap_<end>`` (names from
+        ``cols1``; a string replaces the ``overlap`` prefix): the intersection
+        ``[max(starts), min(ends))``, NULL for an unpaired row.
+    suffixes
+        Appended to ``df1``'s and ``df2``'s column names.
+    cols1, cols2
+        (chrom, start, end) column names; default ``("chrom", "start", "end")``.
+    on
+        Further columns both tables have that must be equal for a pair (SQL
+        equality: NULL equals nothing).
+    strategy, bin_size, tile_size
+        Force a join strategy (``"broadcast"``, ``"binned"``, ``"sweep"``,
+        ``"naive"``) and its parameter; by default the query planner's choice.
+
+    Returns
+    -------
+    ``df1``'s columns with ``suffixes[0]``, then ``df2``'s with
+    ``suffixes[1]`` (not for semi/anti), then the overlap columns. A row
+    unpaired in a left/right/outer join has NULL in the other table's columns.
+    Rows with a NULL chromosome or coordinate overlap nothing (bioframe may
+    pair NULL chromosomes with each other). Row order is not defined.
+    """
+    op = "overlap"
+    if how not in _HOW:
+        raise GiqlSparkError(f"{op}: how must be one of {', '.join(_HOW)}, got {how!r}")
+    c1 = interval_cols(df1, cols1, "df1", op)
+    c2 = interval_cols(df2, cols2, "df2", op)
+    on = on_cols(on, {"df1": df1, "df2": df2}, (c1[0], c2[0]), op)
+    s1, s2 = suffix_pair(suffixes, op)
+    prefix = return_overlap if isinstance(return_overlap, str) else "overlap"
+    pairs = how not in ("semi", "anti")
+    names = [n + s1 for n in df1.columns]
+    if pairs:
+        names += [n + s2 for n in df2.columns]
+        if return_overlap:
+            names += [f"{prefix}_{c1[1]}", f"{prefix}_{c1[2]}"]
+    distinct_names(names, op)
+    left = packed(checked(df1, c1, "df1", op), "l")
+    right = packed(checked(df2, c2, "df2", op), "r")
+    spec = overlap_spec(_HOW[how], c1, c2, on)
+    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size, tile_size))
+    out = unpacked("l", df1.columns, s1)
+    if pairs:
+        out += unpacked("r", df2.columns, s2)
+        if return_overlap:
+            l, r = F.col("l"), F.col("r")
+            both = l.isNotNull() & r.isNotNull()
+            out += [
+                F.when(both, F.greatest(l.getField(c1[1]), r.getField(c2[1]))).alias(names[-2]),
+                F.when(both, F.least(l.getField(c1[2]), r.getField(c2[2]))).alias(names[-1]),
+            ]
+    return joined.select(*out)
+
+
+def count_overlaps(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, on=None, *,
+                   strategy: str | None = None, bin_size: int | None = None,
+                   tile_size: int | None = None) -> DataFrame:
+    """``df1`` with a column ``count``: how many ``df2`` rows overlap each row.
+
+    Overlap is exactly :func:`overlap`'s (book-ended rows do not count;
+    zero-length rows count as bioframe counts them); each ``df2`` row counts
+    once. Rows of ``df1`` with a NULL chromosome or coordinate, and ``df2``
+    rows with one, count nothing: such a ``df1`` row gets 0. ``on`` columns
+    must be equal (SQL equality) for a row to count.
+
+    By default the counts come from the counting kernel
+    (:func:`giql_spark.joins.count_overlaps`), which collects ``df2``'s
+    coordinates to the driver and never builds pairs. With ``strategy=`` the
+    pairs are built by that join strategy and counted in Spark instead, which
+    needs no driver memory for ``df2``.
+    """
+    op = "count_overlaps"
+    c1 = interval_cols(df1, cols1, "df1", op)
+    c2 = interval_cols(df2, cols2, "df2", op)
+    on = on_cols(on, {"df1": df1, "df2": df2}, (c1[0], c2[0]), op)
+    if "count" in df1.columns:
+        raise GiqlSparkError(f"{op}: df1 already has a column named 'count'")
+    a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
+    if strategy is None:
+        return count_kernel(a, b, _kernel_interval(c1, on), _kernel_interval(c2, on), column="count")
+    left = packed(a, "l", F.monotonically_increasing_id().alias(ID))
+    right = packed(b, "r")
+    spec = overlap_spec("left", c1, c2, on)
+    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size, tile_size))
+    counted = joined.groupBy(ID).agg(F.first("l").alias("l"), F.count("r").alias("count"))
+    return counted.select(*unpacked("l", df1.columns, ""), "count")
+
+
+def _kernel_interval(cols, on: list[str]) -> Interval:
+    """Plain-column SQL the counting kernel reads.
+
+    The kernel counts strict intersections, so a zero-length interval gets
+    bioframe's one-base end; ``on`` columns join the chromosome in one key,
+    NULL if any part is NULL (concat is NULL then), so such rows count nothing.
+    """
+    c, s, e = cols
+    chrom = q(c)
+    if on:
+        parts = [q(c)] + [f"cast({q(x)} AS string)" for x in on]
+        chrom = "concat(" + ", '\\u0000', ".join(parts) + ")"
+    end = f"(CASE WHEN {q(e)} = {q(s)} THEN {q(e)} + 1 ELSE {q(e)} END)"
+    return Interval(chrom, q(s), end)
+
+
+__all__ = ["overlap", "count_overlaps"]
