@@ -10,7 +10,6 @@ reliable about chromosomes or row counts, so those are left out.
 
 from __future__ import annotations
 
-import numpy as np
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
