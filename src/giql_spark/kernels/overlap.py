@@ -378,24 +378,23 @@ def sweep_overlaps(q_lo, q_hi, t_lo, t_hi):
 
 
 @njit(cache=True)
-def _grouped_core(starts, splits, ends, lo, hi):
-    none = np.empty(0, dtype=np.int64)
-    total = 0
-    for g in range(starts.shape[0]):
-        a, m, b = starts[g], splits[g], ends[g]
-        if a < m < b:
-            qo = np.arange(a, m)
-            to = np.arange(m, b)
-            total += _sweep_pass(qo, lo[a:m], hi[a:m], to, lo[m:b], hi[m:b], none, none, False)
-    out_q = np.empty(total, dtype=np.int64)
-    out_t = np.empty(total, dtype=np.int64)
+def _grouped_pass(starts, splits, ends, lo, hi, out_q, out_t, emit):
     pos = 0
     for g in range(starts.shape[0]):
         a, m, b = starts[g], splits[g], ends[g]
         if a < m < b:
-            qo = np.arange(a, m)
-            to = np.arange(m, b)
-            pos += _sweep_pass(qo, lo[a:m], hi[a:m], to, lo[m:b], hi[m:b], out_q[pos:], out_t[pos:], True)
+            pos += _sweep_pass(np.arange(a, m), lo[a:m], hi[a:m], np.arange(m, b), lo[m:b], hi[m:b],
+                               out_q[pos:] if emit else out_q, out_t[pos:] if emit else out_t, emit)
+    return pos
+
+
+@njit(cache=True)
+def _grouped_core(starts, splits, ends, lo, hi):
+    none = np.empty(0, dtype=np.int64)
+    total = _grouped_pass(starts, splits, ends, lo, hi, none, none, False)
+    out_q = np.empty(total, dtype=np.int64)
+    out_t = np.empty(total, dtype=np.int64)
+    _grouped_pass(starts, splits, ends, lo, hi, out_q, out_t, True)
     return out_q, out_t
 
 
