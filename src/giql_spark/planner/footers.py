@@ -100,25 +100,55 @@ def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool) ->
 
 
 def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
+    """Rows per chromosome over every row, and each one's extent.
+
+    Only the chromosome column is read. An extent is the larger of the
+    sample's and the largest ``end`` in the footers of the row groups holding
+    only that chromosome; failing both, the largest ``end`` of any row group
+    that may hold it (an upper bound).
+    """
     counts: dict = {}
-    extents: dict = {}
+    single: dict = {}
+    spans: list = []
     for f in files:
-        t = pq.read_table(f, columns=[cols[0], cols[2]], read_dictionary=[cols[0]])
-        chrom = pa.chunked_array(t.column(cols[0])).combine_chunks()
-        if not isinstance(chrom, pa.DictionaryArray):
-            chrom = chrom.dictionary_encode()
-        idx = pc.fill_null(chrom.indices, -1).to_numpy(zero_copy_only=False)
-        end = pc.fill_null(t.column(cols[2]).combine_chunks(), 0).to_numpy(zero_copy_only=False)
-        names = chrom.dictionary.to_pylist()
-        ok = idx >= 0
-        n = np.bincount(idx[ok], minlength=len(names))
-        ext = np.zeros(len(names), dtype=np.int64)
-        np.maximum.at(ext, idx[ok], end[ok].astype(np.int64))
-        for name, k, x in zip(names, n, ext):
-            if k:
-                counts[name] = counts.get(name, 0) + int(k)
-                extents[name] = max(extents.get(name, 0), int(x))
-    return {name: (k, extents[name]) for name, k in counts.items()}
+        pf = pq.ParquetFile(f)
+        meta = pf.metadata
+        ci = meta.schema.names.index(cols[0])
+        ei = meta.schema.names.index(cols[2])
+        for i in range(meta.num_row_groups):
+            rg = meta.row_group(i)
+            cs, es = rg.column(ci).statistics, rg.column(ei).statistics
+            if cs is None or es is None or not cs.has_min_max or not es.has_min_max:
+                continue
+            spans.append((cs.min, cs.max, es.max))
+            if cs.min == cs.max:
+                single[cs.min] = max(single.get(cs.min, 0), es.max)
+        # Kept dictionary-encoded: counting codes, not decoding ten million strings.
+        chrom = pq.read_table(f, columns=[cols[0]], read_dictionary=[cols[0]]).column(0)
+        for name, n in _value_counts(chrom):
+            counts[name] = counts.get(name, 0) + n
+    out = {}
+    for name, n in counts.items():
+        # Both are lower bounds; a sorted file's sample may have seen only a
+        # chromosome's beginning.
+        ext = max(sampled.get(name, (0, 0))[1], single.get(name, 0))
+        if not ext:
+            ext = max((e for lo, hi, e in spans if lo <= name <= hi), default=0)
+        out[name] = (n, int(ext) or 1)
+    return out
+
+
+def _value_counts(chrom: pa.ChunkedArray) -> list[tuple[str, int]]:
+    out: dict = {}
+    for chunk in chrom.chunks:
+        if not isinstance(chunk, pa.DictionaryArray):
+            chunk = chunk.dictionary_encode()
+        codes = chunk.indices.drop_null().to_numpy(zero_copy_only=False)
+        n = np.bincount(codes, minlength=len(chunk.dictionary))
+        for name, k in zip(chunk.dictionary.to_pylist(), n):
+            if k and name is not None:
+                out[str(name)] = out.get(str(name), 0) + int(k)
+    return list(out.items())
 
 
 def _declared_sorted(metas, cols) -> bool | None:
