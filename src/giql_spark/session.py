@@ -196,13 +196,8 @@ class Session:
         from .io import conventions, write_path
 
         if isinstance(data, str):
-            registered = self._tables.get(data)
-            if registered is None:
-                raise UnknownTableError(
-                    f"unknown table {data!r} (registered tables: {', '.join(self._tables) or 'none'})"
-                )
-            t = registered.table
-            df = self.table(data)
+            df = self.table(data)  # raises for an unknown table
+            t = self._tables[data].table
             seen = conventions.Convention(t.chrom_col, t.start_col, t.end_col, t.coordinate_system, t.interval_type)
         elif isinstance(data, DataFrame):
             df = data
