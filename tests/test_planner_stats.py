@@ -2,6 +2,7 @@
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -76,3 +77,26 @@ def test_query_hint_forces_the_strategy(session, clustered_parquet):
     plan = session.explain(hinted)
     assert "strategy: sweep (tile_size=5000) — set by the query hint" in plan
     assert sorted(session.sql(hinted).collect()) == sorted(session.sql(q).collect())
+
+
+def test_sample_statistics_from_string_or_dictionary_columns():
+    from giql_spark.planner.stats import from_sample, in_order
+
+    chrom = pa.array(["chr2", "chr1", None, "chr2", "chr10"])
+    start = pa.array([5, 0, 3, None, 7], pa.int64())
+    end = pa.array([9, 4, 8, 6, 8], pa.int64())
+    plain = from_sample(None, 10, chrom, start, end, tier=2, source="t", sorted_=None)
+    coded = from_sample(None, 10, pc.dictionary_encode(chrom), start, end, tier=2, source="t", sorted_=None)
+    for s in (plain, coded):
+        # Rows with a NULL chromosome or coordinate are left out; counts scale by 10 / 5 sampled.
+        assert s.chroms == {"chr1": (2, 4), "chr10": (2, 8), "chr2": (2, 9)}
+        assert sorted(s.widths.sample.tolist()) == [1, 4, 4]
+    # chr1 < chr10 < chr2 as strings, starts rising within each.
+    assert in_order(pa.array(["chr1", "chr1", "chr10", "chr2"]), pa.array([1, 5, 0, 3]))
+    assert not in_order(pa.array(["chr1", "chr1", "chr10", "chr2"]), pa.array([5, 1, 0, 3]))
+    assert not in_order(pa.array(["chr2", "chr10"]), pa.array([1, 2]))
+    chunked = pa.chunked_array([pa.array(["chr1", "chr2"]).dictionary_encode(),
+                                pa.array(["chr2", "chr1"]).dictionary_encode()])
+    assert not in_order(chunked, pa.chunked_array([[1, 1], [2, 3]]))
+    assert in_order(pa.chunked_array([pa.array(["chr1"]).dictionary_encode(),
+                                      pa.array(["chr2"]).dictionary_encode()]), pa.chunked_array([[4], [1]]))

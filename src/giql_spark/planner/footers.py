@@ -14,12 +14,12 @@ from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import sqlglot
 from pyspark.sql import DataFrame
 from sqlglot import exp
 
+from . import stats as stats_mod
 from .stats import SAMPLE_ROWS, SideStats, from_sample
 
 #: Row groups read for the tier-2 sample, spread over the files.
@@ -76,17 +76,16 @@ def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool) ->
                      for k in range(min(SAMPLE_GROUPS, len(groups)))})
     per_group = max(1, SAMPLE_ROWS // len(picked))
     parts, in_order = [], True
+    files_open = {f: pq.ParquetFile(f, read_dictionary=[cols[0]]) for f in {f for f, _, _ in picked}}
     for f, i, n in picked:
-        t = pq.ParquetFile(f).read_row_group(i, columns=list(dict.fromkeys(cols)))
+        t = files_open[f].read_row_group(i, columns=list(dict.fromkeys(cols)))
         if t.num_rows > per_group:
             t = t.take(pa.array(np.arange(0, t.num_rows, -(-t.num_rows // per_group))))
-        c = t.column(cols[0]).cast(pa.string()).to_numpy(zero_copy_only=False)
-        s = t.column(cols[1]).to_numpy(zero_copy_only=False)
-        e = t.column(cols[2]).to_numpy(zero_copy_only=False)
-        in_order = in_order and _is_sorted(c, s)
+        c, s, e = t.column(cols[0]), t.column(cols[1]), t.column(cols[2])
+        in_order = in_order and stats_mod.in_order(c, s)
         parts.append((c, s, e))
-    c, s, e = (np.concatenate([p[k] for p in parts]) for k in range(3))
-    sampled = sum(len(p[0]) for p in parts)
+    c, s, e = (pa.chunked_array([ch for p in parts for ch in p[k].chunks]) for k in range(3))
+    sampled = len(c)
     source = f"{source}; sampled {sampled:,} rows from {len(picked)} row group(s)"
     stats = from_sample(size, rows, c, s, e, tier=2, source=source,
                         sorted_=declared if declared is not None else in_order)
@@ -163,12 +162,3 @@ def _declared_sorted(metas, cols) -> bool | None:
     except Exception:  # older writers, or metadata pyarrow cannot map
         return None
     return True if declared and all(declared) else None
-
-
-def _is_sorted(chrom: np.ndarray, start: np.ndarray) -> bool:
-    if len(chrom) < 2:
-        return True
-    c = chrom.astype(str)
-    same = c[1:] == c[:-1]
-    up = c[1:] > c[:-1]
-    return bool(np.all(up | (same & (start[1:] >= start[:-1]))))

@@ -32,16 +32,13 @@ def spark_sample_stats(df: DataFrame, interval, size: int | None) -> SideStats |
     part = cols.sample(fraction=fraction, seed=17) if uniform else cols
     t = part.limit(SAMPLE_ROWS).toArrow()
     n = t.num_rows
-    c = t.column("c").to_numpy(zero_copy_only=False)
-    s = t.column("s").to_numpy(zero_copy_only=False)
-    e = t.column("e").to_numpy(zero_copy_only=False)
     if uniform:
         rows, how = int(round(n / fraction)), f"uniform sample of {n:,} rows"
     elif n < SAMPLE_ROWS:
         rows, how = n, f"all {n:,} rows read"
     else:
         rows, how = None, f"first {n:,} rows"
-    stats = from_sample(size, rows, c, s, e, tier=2, source=f"Spark {how}", sorted_=None)
+    stats = from_sample(size, rows, t.column("c"), t.column("s"), t.column("e"), tier=2, source=f"Spark {how}", sorted_=None)
     if rows is None:
         stats = SideStats(size, tier=2, rows=None, widths=stats.widths, source=stats.source)
     return stats

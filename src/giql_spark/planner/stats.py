@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 
 _UNKNOWN = 2**62
@@ -133,23 +135,56 @@ def side_stats(df: DataFrame, interval=None, *, tier: int = 2) -> SideStats:
         return base
 
 
-def from_sample(size: int | None, rows: int | None, chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
+def from_sample(size: int | None, rows: int | None, chrom, start, end,
                 *, tier: int, source: str, sorted_: bool | None) -> SideStats:
-    """Tier-2 statistics from sampled columns scaled to ``rows``."""
-    ok = (chrom != None) & ~np.isnan(start.astype(float)) & ~np.isnan(end.astype(float))  # noqa: E711
+    """Tier-2 statistics from sampled Arrow columns, scaled to ``rows``.
+
+    ``chrom`` may be any string or dictionary array; it is counted through
+    dictionary codes, never decoded row by row.
+    """
+    codes, names, s, e = _columns(chrom, start, end)
     # Scaled by all sampled rows, so NULL rows count in ``rows`` but not per chromosome.
     scale = (rows / len(chrom)) if rows and len(chrom) else 1.0
-    chrom, start, end = chrom[ok], start[ok].astype(np.int64), end[ok].astype(np.int64)
-    lo, hi = np.minimum(start, end), np.maximum(start, end)
+    lo, hi = np.minimum(s, e), np.maximum(s, e)
     chroms: dict = {}
-    if len(chrom):
-        names, inverse = np.unique(chrom.astype(str), return_inverse=True)
-        counts = np.bincount(inverse)
+    if len(codes):
+        counts = np.bincount(codes, minlength=len(names))
         extent = np.zeros(len(names), dtype=np.int64)
-        np.maximum.at(extent, inverse, hi)
-        chroms = {str(n): (max(1, int(round(c * scale))), int(e)) for n, c, e in zip(names, counts, extent)}
+        np.maximum.at(extent, codes, hi)
+        chroms = {str(n): (max(1, int(round(c * scale))), int(x))
+                  for n, c, x in zip(names, counts, extent) if c}
     return SideStats(size, tier=tier, rows=rows, widths=Widths(hi - lo), chroms=chroms, sorted=sorted_,
                      source=source)
+
+
+def in_order(chrom, start) -> bool:
+    """Whether the rows (NULLs left out) are sorted by (chrom, start)."""
+    codes, _, s, _ = _columns(chrom, start, start)
+    # Codes index the sorted distinct names, so they compare like the names.
+    return bool(np.all((codes[1:] > codes[:-1]) | ((codes[1:] == codes[:-1]) & (s[1:] >= s[:-1]))))
+
+
+def _columns(chrom, start, end) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(codes into sorted distinct names, the names, start, end) of the non-NULL rows."""
+    chrom, start, end = (_array(a) for a in (chrom, start, end))
+    if not pa.types.is_dictionary(chrom.type):
+        chrom = pc.dictionary_encode(chrom.cast(pa.string()))
+    ok = pc.and_(pc.and_(chrom.is_valid(), start.is_valid()), end.is_valid()).to_numpy(zero_copy_only=False)
+    names, remap = np.unique(np.array([str(x) for x in chrom.dictionary.to_pylist()], dtype=str),
+                             return_inverse=True)
+    codes = chrom.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)[ok]
+    codes = remap.reshape(-1)[codes] if len(remap) else codes
+    s = start.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)[ok]
+    e = end.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)[ok]
+    return codes, names, s, e
+
+
+def _array(a) -> pa.Array:
+    if isinstance(a, pa.ChunkedArray):
+        return a.combine_chunks() if a.num_chunks != 1 else a.chunk(0)
+    if isinstance(a, pa.Array):
+        return a
+    return pa.array(a)
 
 
 def _human(n: float) -> str:
