@@ -27,19 +27,18 @@ _L, _R = "__gs_l", "__gs_r"
 
 
 def _expand(df: DataFrame, interval, prefix: str, bin_size: int, keep_id: bool) -> DataFrame:
-    lo = F.least(F.expr(interval.start), F.expr(interval.end))
-    hi = F.greatest(F.expr(interval.start), F.expr(interval.end))
-    out = df.withColumns(
-        {f"{prefix}chrom": F.expr(interval.chrom), f"{prefix}lo": lo, f"{prefix}hi": hi}
-    )
+    # One projection per side: every DataFrame step is a round trip to the
+    # JVM and a fresh analysis, which costs more than the planning around it.
     if keep_id:
-        out = out.withColumn(f"{prefix}id", F.monotonically_increasing_id())
-    bins = F.sequence(
-        F.expr(f"{prefix}lo div {bin_size}"), F.expr(f"{prefix}hi div {bin_size}")
-    )
+        df = df.withColumn(f"{prefix}id", F.monotonically_increasing_id())
+    lo = f"least({interval.start}, {interval.end})"
+    hi = f"greatest({interval.start}, {interval.end})"
     # explode_outer keeps rows with a NULL coordinate: they match nothing but
     # an outer join must still return them.
-    return out.withColumn(f"{prefix}bin", F.explode_outer(bins))
+    return df.selectExpr(
+        "*", f"{interval.chrom} AS {prefix}chrom", f"{lo} AS {prefix}lo", f"{hi} AS {prefix}hi",
+        f"explode_outer(sequence({lo} div {bin_size}, {hi} div {bin_size})) AS {prefix}bin",
+    )
 
 
 def join(left: DataFrame, right: DataFrame, spec: JoinSpec, bin_size: int = DEFAULT_BIN_SIZE) -> DataFrame:
@@ -50,36 +49,32 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec, bin_size: int = DEFA
     keep_right_id = how in ("right", "full")
     lx = _expand(left, spec.left, _L, bin_size, keep_left_id)
     rx = _expand(right, spec.right, _R, bin_size, keep_right_id)
-    on = (F.col(f"{_L}chrom") == F.col(f"{_R}chrom")) & (F.col(f"{_L}bin") == F.col(f"{_R}bin"))
-    cond = F.expr(spec.full_condition)
-    canonical = F.col(f"{_L}bin") == F.greatest(
-        F.expr(f"{_L}lo div {bin_size}"), F.expr(f"{_R}lo div {bin_size}")
-    )
-    left_cols = [F.col(c) for c in left.columns]
-    right_cols = [F.col(c) for c in right.columns]
+    on = f"{_L}chrom = {_R}chrom AND {_L}bin = {_R}bin AND ({spec.full_condition})"
+    canonical = f"{_L}bin = greatest({_L}lo div {bin_size}, {_R}lo div {bin_size})"
+    out_cols = [*left.columns, *right.columns]
 
     if how == "inner":
-        return lx.join(rx, on & cond & canonical, "inner").select(*left_cols, *right_cols)
+        return lx.join(rx, F.expr(f"{on} AND {canonical}"), "inner").select(*out_cols)
     if how == "semi":
         # A left row may match in several bins; one survivor per id.
-        return lx.join(rx, on & cond, "left_semi").dropDuplicates([f"{_L}id"]).select(*left_cols)
+        return lx.join(rx, F.expr(on), "left_semi").dropDuplicates([f"{_L}id"]).select(*left.columns)
 
     matched = F.col(f"{_R}bin").isNotNull() & F.col(f"{_L}bin").isNotNull()
     spark_how = {"left": "left_outer", "anti": "left_outer", "right": "right_outer", "full": "full_outer"}[how]
-    joined = lx.join(rx, on & cond, spark_how).withColumn("__gs_m", matched.cast("int"))
+    joined = lx.join(rx, F.expr(on), spark_how).withColumn("__gs_m", matched.cast("int"))
     first_left = F.col(f"{_L}bin").isNull() | (F.col(f"{_L}bin") == F.expr(f"{_L}lo div {bin_size}"))
     first_right = F.col(f"{_R}bin").isNull() | (F.col(f"{_R}bin") == F.expr(f"{_R}lo div {bin_size}"))
-    keep = F.col("__gs_m").cast("boolean") & canonical
+    keep = F.col("__gs_m").cast("boolean") & F.expr(canonical)
     if how in ("left", "full", "anti"):
         any_l = F.max("__gs_m").over(Window.partitionBy(f"{_L}id"))
         joined = joined.withColumn("__gs_ml", any_l)
         left_only = F.col(f"{_L}id").isNotNull() & (F.col("__gs_ml") == 0) & first_left
         if how == "anti":
-            return joined.where(left_only).select(*left_cols)
+            return joined.where(left_only).select(*left.columns)
         keep = keep | left_only
     if how in ("right", "full"):
         any_r = F.max("__gs_m").over(Window.partitionBy(f"{_R}id"))
         joined = joined.withColumn("__gs_mr", any_r)
         right_only = F.col(f"{_R}id").isNotNull() & (F.col("__gs_mr") == 0) & first_right
         keep = keep | right_only
-    return joined.where(keep).select(*left_cols, *right_cols)
+    return joined.where(keep).select(*out_cols)

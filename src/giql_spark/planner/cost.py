@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -75,15 +76,17 @@ class Shape:
     left_bytes_per_row: float
     right_bytes_per_row: float
 
+    @cached_property
+    def _means(self) -> dict:
+        return {side: float(w.mean()) if w.size else float(DEFAULT_WIDTH)
+                for side, w in (("left", self.left_widths), ("right", self.right_widths))}
+
     def mean_width(self, side: str) -> float:
-        w = self.left_widths if side == "left" else self.right_widths
-        return float(w.mean()) if w.size else float(DEFAULT_WIDTH)
+        return self._means[side]
 
     def replication(self, side: str, size: int) -> float:
         """Average number of ``size``-wide bins a row of ``side`` touches."""
-        w = self.left_widths if side == "left" else self.right_widths
-        mean = float(w.mean()) if w.size else float(DEFAULT_WIDTH)
-        return 1.0 + mean / size
+        return 1.0 + self._means[side] / size
 
     def output_pairs(self) -> float:
         reach = self.mean_width("left") + self.mean_width("right") + 1
@@ -199,9 +202,11 @@ def naive(sh: Shape, c: dict) -> Estimate:
     return est
 
 
-def alternatives(sh: Shape, c: dict, how: str, tile_size: int) -> list[Estimate]:
-    """Every strategy's estimate, cheapest feasible first."""
-    out = [best_binned(sh, c), broadcast(sh, c, how), sweep(sh, c, tile_size), naive(sh, c)]
+def alternatives(sh: Shape, c: dict, how: str, tile_size: int, bin_size: int | None = None) -> list[Estimate]:
+    """Every strategy's estimate, cheapest feasible first; the binned one at
+    ``bin_size`` when given, else at the best bin size."""
+    first = binned(sh, c, int(bin_size)) if bin_size else best_binned(sh, c)
+    out = [first, broadcast(sh, c, how), sweep(sh, c, tile_size), naive(sh, c)]
     k = sh.output_pairs()
     for e in out:
         e.pairs = k
