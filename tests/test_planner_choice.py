@@ -138,8 +138,13 @@ def test_session_options_win_and_the_model_fills_the_rest():
     forced = pick(*stats, options={"strategy": "sweep", "tile_size": 1000})
     assert (forced["strategy"], forced["params"]) == ("sweep", {"tile_size": 1000})
     assert forced["reason"] == "set by the session"
+    # A bin size alone is costed as given; the model still compares strategies.
     sized = pick(*stats, options={"bin_size": 777})
-    assert sized["strategy"] == "binned" and sized["params"] == {"bin_size": 777}
+    binned_est = next(e for e in sized["estimates"] if e.strategy == "binned")
+    free_est = next(e for e in pick(*stats)["estimates"] if e.strategy == "binned")
+    assert binned_est.params == {"bin_size": 777} and binned_est.seconds > free_est.seconds
+    both = pick(*stats, options={"strategy": "binned", "bin_size": 777})
+    assert both["params"] == {"bin_size": 777}
     model_bin = pick(*stats, options={"strategy": "binned"})
     assert model_bin["params"]["bin_size"] == pick(*stats)["params"]["bin_size"]
 

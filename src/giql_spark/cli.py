@@ -174,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cal = sub.add_parser("calibrate", help="time the join strategies here and store cost-model factors")
     cal.add_argument("--master", help="Spark master URL (default: local[*])")
-    cal.add_argument("--rows", type=_positive_int, default=200_000, help="rows per side (default 200000)")
+    cal.add_argument("--rows", type=_positive_int, default=1_000_000, help="rows per side (default 1000000)")
     cal.add_argument("--repeats", type=_positive_int, default=3, help="runs per measurement (default 3)")
     return parser
 

@@ -13,7 +13,7 @@ from ..joins import STRATEGIES
 from ..joins.binned import DEFAULT_BIN_SIZE
 from ..joins.sweep import DEFAULT_TILE_SIZE
 from . import constants as constants_mod
-from .cost import alternatives, best_binned, shape
+from .cost import alternatives, shape
 from .rewrite import PhysicalNode
 from .stats import SideStats
 
@@ -39,7 +39,8 @@ def choose(node: PhysicalNode, options: dict, left: SideStats | None = None, rig
     consts, origin = constants or constants_mod.load()
     tile = int(options.get("tile_size") or DEFAULT_TILE_SIZE)
     sh = shape(left, right, consts)
-    estimates = alternatives(sh, consts, node.spec.how, tile) if sh is not None else []
+    estimates = (alternatives(sh, consts, node.spec.how, tile, options.get("bin_size"))
+                 if sh is not None else [])
     forced = options.get("strategy")
     if forced:
         if forced not in STRATEGIES:
@@ -56,7 +57,7 @@ def choose(node: PhysicalNode, options: dict, left: SideStats | None = None, rig
         if options.get("bin_size"):
             params["bin_size"] = int(options["bin_size"])
         elif sh is not None:
-            params["bin_size"] = best_binned(sh, consts).params["bin_size"]
+            params["bin_size"] = next(e for e in estimates if e.strategy == "binned").params["bin_size"]
         else:
             params["bin_size"] = DEFAULT_BIN_SIZE
     elif strategy == "sweep":
