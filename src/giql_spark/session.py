@@ -253,14 +253,17 @@ class Session:
 
         def build(node: PhysicalNode) -> None:
             left, right = side(node.left.sql), side(node.right.sql)
+            t0 = time.perf_counter()
             if node.kind == "interval_join":
                 tier = int(options.get("stats_tier", 2))
                 ls = self._side_stats(node.left.sql, left, node.spec.left, tier)
                 rs = self._side_stats(node.right.sql, right, node.spec.right, tier)
             else:
                 ls = rs = None
+            t1 = time.perf_counter()
             node.choice = choose(node, options, ls, rs)
             node.choice["stats"] = (ls, rs)
+            node.choice["timing"] = {"statistics": t1 - t0, "choice": time.perf_counter() - t1}
             # Building is lazy: this defines the view, no Spark job runs.
             build_node(node, left, right).createOrReplaceTempView(node.view)
 
@@ -351,6 +354,9 @@ def _describe(i: int, node: PhysicalNode) -> list[str]:
         pairs = c["estimates"][0].pairs
         if pairs is not None:
             lines.append(f"    estimated output pairs: ~{pairs:,.0f}")
+    if c.get("timing"):
+        t = c["timing"]
+        lines.append(f"    optimizer time: statistics {t['statistics']:.3f} s, choice {t['choice']:.3f} s")
     return lines
 
 
