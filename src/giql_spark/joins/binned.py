@@ -36,7 +36,7 @@ def _expand(df: DataFrame, interval, prefix: str, bin_size: int, keep_id: bool) 
     # explode_outer keeps rows with a NULL coordinate: they match nothing but
     # an outer join must still return them.
     return df.selectExpr(
-        "*", f"{interval.chrom} AS {prefix}chrom", f"{lo} AS {prefix}lo", f"{hi} AS {prefix}hi",
+        "*", f"{lo} AS {prefix}lo",
         f"explode_outer(sequence({lo} div {bin_size}, {hi} div {bin_size})) AS {prefix}bin",
     )
 
@@ -49,7 +49,8 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec, bin_size: int = DEFA
     keep_right_id = how in ("right", "full")
     lx = _expand(left, spec.left, _L, bin_size, keep_left_id)
     rx = _expand(right, spec.right, _R, bin_size, keep_right_id)
-    on = f"{_L}chrom = {_R}chrom AND {_L}bin = {_R}bin AND ({spec.full_condition})"
+    # The condition's chromosome equality is the other equi-join key.
+    on = f"{_L}bin = {_R}bin AND ({spec.full_condition})"
     canonical = f"{_L}bin = greatest({_L}lo div {bin_size}, {_R}lo div {bin_size})"
     out_cols = [*left.columns, *right.columns]
 
