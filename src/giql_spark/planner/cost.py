@@ -88,16 +88,24 @@ class Shape:
         """Average number of ``size``-wide bins a row of ``side`` touches."""
         return 1.0 + self._means[side] / size
 
+    @cached_property
+    def _per_chrom(self) -> tuple[np.ndarray, np.ndarray]:
+        """(left rows x right rows, extent) per chromosome, as arrays: thousands of contigs are common."""
+        a = np.array(list(self.pairs.values()), dtype=float).reshape(-1, 3)
+        return a[:, 0] * a[:, 1], a[:, 2]
+
     def output_pairs(self) -> float:
         reach = self.mean_width("left") + self.mean_width("right") + 1
-        return sum(nl * nr * min(1.0, reach / ext) for nl, nr, ext in self.pairs.values())
+        both, ext = self._per_chrom
+        return float((both * np.minimum(1.0, reach / ext)).sum())
 
     def same_chrom_pairs(self) -> float:
-        return sum(nl * nr for nl, nr, _ in self.pairs.values())
+        return float(self._per_chrom[0].sum())
 
     def binned_candidates(self, size: int) -> float:
         rl, rr = self.replication("left", size), self.replication("right", size)
-        return sum(nl * rl * nr * rr * min(1.0, size / ext) for nl, nr, ext in self.pairs.values())
+        both, ext = self._per_chrom
+        return float(rl * rr * (both * np.minimum(1.0, size / ext)).sum())
 
 
 def _rows(s: SideStats, row_bytes: float) -> float | None:
@@ -117,12 +125,13 @@ def shape(left: SideStats, right: SideStats, constants: dict) -> Shape | None:
     lc, rc = left.chroms, right.chroms
     if lc or rc:
         names = set(lc) | set(rc)
+        totals = {id(lc): sum(v[0] for v in lc.values()) or 1, id(rc): sum(v[0] for v in rc.values()) or 1}
+
         # A side without chromosome counts is assumed spread like the other.
         def share(own: dict, other: dict, n: float, name: str) -> float:
             if own:
                 return float(own.get(name, (0, 0))[0])
-            total = sum(v[0] for v in other.values()) or 1
-            return n * other.get(name, (0, 0))[0] / total
+            return n * other.get(name, (0, 0))[0] / totals[id(other)]
 
         for name in names:
             ext = max(lc.get(name, (0, 1))[1], rc.get(name, (0, 1))[1], 1)

@@ -126,15 +126,17 @@ def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
         chrom = pq.read_table(f, columns=[cols[0]], read_dictionary=[cols[0]]).column(0)
         for name, n in _value_counts(chrom):
             counts[name] = counts.get(name, 0) + n
-    out = {}
-    for name, n in counts.items():
-        # Both are lower bounds; a sorted file's sample may have seen only a
-        # chromosome's beginning.
-        ext = max(sampled.get(name, (0, 0))[1], single.get(name, 0))
-        if not ext:
-            ext = max((e for lo, hi, e in spans if lo <= name <= hi), default=0)
-        out[name] = (n, int(ext) or 1)
-    return out
+    names = np.array(sorted(counts), dtype=object)
+    ext = np.array([max(sampled.get(n, (0, 0))[1], single.get(n, 0)) for n in names], dtype=np.int64)
+    # Both are lower bounds; a sorted file's sample may have seen only a
+    # chromosome's beginning. Failing both: the largest end of any row group
+    # whose chromosome range holds the name (an upper bound).
+    bound = np.zeros(len(names), dtype=np.int64)
+    for lo, hi, e in spans:
+        a, b = np.searchsorted(names, lo, "left"), np.searchsorted(names, hi, "right")
+        bound[a:b] = np.maximum(bound[a:b], e)
+    ext = np.where(ext > 0, ext, bound)
+    return {str(n): (counts[n], int(x) or 1) for n, x in zip(names, ext)}
 
 
 def _value_counts(chrom: pa.ChunkedArray) -> list[tuple[str, int]]:
