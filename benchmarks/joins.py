@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import gc
 import json
 import os
 import platform
@@ -155,7 +154,9 @@ class Contender:
 
 
 def contenders(bin_sizes: list[int], tile_size: int) -> dict[str, Contender]:
-    cs = [Contender("giql broadcast", "giql", "giql-spark, strategy=broadcast", {"strategy": "broadcast"})]
+    cs = [Contender("giql auto", "giql", "giql-spark with nothing forced: the cost model picks the strategy "
+                    "and its parameters from the tables' statistics", {"strategy": None}),
+          Contender("giql broadcast", "giql", "giql-spark, strategy=broadcast", {"strategy": "broadcast"})]
     for b in bin_sizes:
         cs.append(Contender(f"giql binned {b // 1000}k", "giql", f"giql-spark, strategy=binned, bin_size={b}",
                             {"strategy": "binned", "bin_size": b}))
@@ -165,7 +166,12 @@ def contenders(bin_sizes: list[int], tile_size: int) -> dict[str, Contender]:
     cs.append(Contender("spark naive", "giql", "giql-spark, strategy=naive (chrom equality + range condition, "
                         "i.e. plain Spark SQL)", {"strategy": "naive"}))
     cs.append(Contender("spark sql bin10k", "sql", "hand-written Spark SQL, fixed 10 kb bins, canonical-bin filter"))
-    cs.append(Contender("bioframe", "bioframe", "bioframe.overlap(how='inner') on pandas, single process"))
+    cs.append(Contender("bioframe", "peer", "bioframe.overlap(how='inner') on pandas, its own process (peers.py)",
+                        {"tool": "bioframe", "python": sys.executable}))
+    cs.append(Contender("polars-bio", "peer", "polars_bio.overlap (COITrees on DataFusion, polars in and out), "
+                        "its own process (peers.py)", {"tool": "polars-bio"}))
+    cs.append(Contender("pyranges", "peer", "pyranges PyRanges.join (NCLS, pandas), its own process (peers.py)",
+                        {"tool": "pyranges"}))
     return {c.name: c for c in cs}
 
 
@@ -174,9 +180,10 @@ class RunTimeout(Exception):
 
 
 class Runner:
-    def __init__(self, spark):
+    def __init__(self, spark, peers_python: str | None = None):
         self.spark = spark
         self.sc = spark.sparkContext
+        self.peers_python = peers_python
 
     def spark_action(self, fn, timeout: float | None):
         """Run fn() (which triggers Spark jobs) with a job-group timeout."""
@@ -209,24 +216,19 @@ class Runner:
         """Return (seconds, row count). Timing covers reading, planning and the action."""
         import giql_spark as gs
 
-        if c.kind == "bioframe":
-            import bioframe
-            import pandas as pd
-
-            t0 = time.perf_counter()
-            left = pd.read_parquet(lpath)
-            right = pd.read_parquet(rpath)
-            res = bioframe.overlap(left, right, how="inner")
-            if op == "count":
-                n = len(res)
-            else:
-                outdir.mkdir(parents=True, exist_ok=True)
-                pq.write_table(pa.Table.from_pandas(res, preserve_index=False), outdir / "part-0.parquet")
-                n = len(res)
-            dt = time.perf_counter() - t0
-            del res, left, right
-            gc.collect()
-            return dt, n
+        if c.kind == "peer":
+            python = c.params.get("python") or self.peers_python
+            if not python:
+                raise RuntimeError("no --peers-python given")
+            try:
+                done = subprocess.run([python, str(HERE / "peers.py"), c.params["tool"], op, str(lpath),
+                                       str(rpath), str(outdir)], capture_output=True, text=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                raise RunTimeout() from None
+            if done.returncode != 0:
+                raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed")
+            rec = json.loads(done.stdout.strip().splitlines()[-1])
+            return rec["seconds"], rec["rows"]
 
         def job():
             if c.kind == "giql":
@@ -460,6 +462,9 @@ def main(argv=None) -> int:
     ap.add_argument("--driver-memory", default="12g")
     ap.add_argument("--shuffle-partitions", type=int, default=8)
     ap.add_argument("--no-warmup", action="store_true")
+    ap.add_argument("--peers-python", default=os.environ.get("GIQL_BENCH_PEERS_PYTHON"),
+                    help="a Python with polars-bio and pyranges installed, for those contenders "
+                         "(default $GIQL_BENCH_PEERS_PYTHON; without it they are not run)")
     ap.add_argument("--note", action="append", default=[], help="a line added to the report's caveats")
     ap.add_argument("--no-snapshot", action="store_true",
                     help="import giql_spark from its installed tree instead of a frozen copy")
@@ -487,6 +492,8 @@ def main(argv=None) -> int:
             if w not in cmap:
                 ap.error(f"unknown contender {w!r}; known: {', '.join(cmap)}")
         cmap = {k: v for k, v in cmap.items() if k in wanted}
+    no_peers = [c for c, v in cmap.items() if v.kind == "peer" and not (v.params.get("python") or args.peers_python)]
+    cmap = {k: v for k, v in cmap.items() if k not in no_peers}
     slow = {c.strip() for c in args.slow.split(",") if c.strip()}
     if args.naive == "all":
         naive_cells = {(p, o) for p in args.profiles for o in args.ops}
@@ -519,7 +526,7 @@ def main(argv=None) -> int:
         "spark.driver.memory": args.driver_memory,
         "spark.sql.shuffle.partitions": str(args.shuffle_partitions),
     })
-    runner = Runner(spark)
+    runner = Runner(spark, args.peers_python)
     facts = machine_facts(spark)
     print(f"[machine] {facts}", flush=True)
     tmp_root = Path(tempfile.mkdtemp(prefix="giql-bench-", dir=str(DATA_DIR)))
@@ -705,11 +712,17 @@ def main(argv=None) -> int:
         caveats.append("- repeats asked differ by row: " + ", ".join(f"{c} {n}" for c, n in asked.items()) + ".")
     if len(cmap) < len(full):
         caveats.append(f"- measured in this invocation: {', '.join(cmap)}.")
-    import importlib.util
-
-    absent = [m for m in ("polars_bio", "pyranges") if importlib.util.find_spec(m) is None]
-    if absent:
-        caveats.append(f"- not installed here, so not compared: {', '.join(absent)}.")
+    peers = [c for c in cmap.values() if c.kind == "peer" and not c.params.get("python")]
+    if no_peers:
+        caveats.append(f"- no --peers-python, so not compared: {', '.join(no_peers)}.")
+    if peers:
+        versions = subprocess.run([args.peers_python, "-c", "import polars, polars_bio, pyranges, pandas; "
+                                   "print(f'polars-bio {polars_bio.__version__} (polars {polars.__version__}), "
+                                   "pyranges {pyranges.__version__}, pandas {pandas.__version__}')"],
+                                  capture_output=True, text=True)
+        caveats.append(f"- peers ran with {args.peers_python}: "
+                       f"{versions.stdout.strip() or versions.stderr.strip()[-200:]}; the time is measured "
+                       "inside their process (reading, join, write), imports excluded.")
     caveats += [f"- {n}" for n in args.note]
 
     shutil.rmtree(tmp_root, ignore_errors=True)
