@@ -1,5 +1,7 @@
 """Statistics tiers read from real sources, and EXPLAIN built on them."""
 
+import re
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -62,6 +64,7 @@ def test_explain_shows_statistics_estimates_and_actuals(session, clustered_parqu
     plan = session.explain(q, analyze=True)
     assert "left statistics: tier 2: 3,000 rows" in plan
     assert "estimates (" in plan and "cheapest first" in plan and "estimated output pairs" in plan
+    assert re.search(r"optimizer time: statistics \d+\.\d{3} s, choice \d+\.\d{3} s", plan)
     chrom, s, e = (t.column(c).to_numpy(zero_copy_only=False) for c in ("chrom", "start", "end"))
     pairs = int(((chrom[:, None] == chrom[None, :]) & (s[:, None] < e[None, :]) & (e[:, None] > s[None, :])).sum())
     assert f"actual: {pairs:,} rows" in plan

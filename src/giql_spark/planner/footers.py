@@ -19,8 +19,7 @@ import sqlglot
 from pyspark.sql import DataFrame
 from sqlglot import exp
 
-from . import stats as stats_mod
-from .stats import SAMPLE_ROWS, SideStats, from_sample
+from .stats import SAMPLE_ROWS, SideStats, chrom_codes, from_sample, in_order
 
 #: Row groups read for the tier-2 sample, spread over the files.
 SAMPLE_GROUPS = 3
@@ -75,20 +74,20 @@ def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool) ->
     picked = sorted({groups[round(k * (len(groups) - 1) / max(1, SAMPLE_GROUPS - 1))]
                      for k in range(min(SAMPLE_GROUPS, len(groups)))})
     per_group = max(1, SAMPLE_ROWS // len(picked))
-    parts, in_order = [], True
+    parts, ordered = [], True
     files_open = {f: pq.ParquetFile(f, read_dictionary=[cols[0]]) for f in {f for f, _, _ in picked}}
     for f, i, n in picked:
         t = files_open[f].read_row_group(i, columns=list(dict.fromkeys(cols)))
         if t.num_rows > per_group:
             t = t.take(pa.array(np.arange(0, t.num_rows, -(-t.num_rows // per_group))))
         c, s, e = t.column(cols[0]), t.column(cols[1]), t.column(cols[2])
-        in_order = in_order and stats_mod.in_order(c, s)
+        ordered = ordered and in_order(c, s)
         parts.append((c, s, e))
     c, s, e = (pa.chunked_array([ch for p in parts for ch in p[k].chunks]) for k in range(3))
     sampled = len(c)
     source = f"{source}; sampled {sampled:,} rows from {len(picked)} row group(s)"
     stats = from_sample(size, rows, c, s, e, tier=2, source=source,
-                        sorted_=declared if declared is not None else in_order)
+                        sorted_=declared if declared is not None else ordered)
     if len(picked) < len(groups):
         # Files are often clustered by chromosome, so a few row groups say
         # little about the others: count chromosomes over every row group
@@ -123,9 +122,10 @@ def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
             if cs.min == cs.max:
                 single[cs.min] = max(single.get(cs.min, 0), es.max)
         # Kept dictionary-encoded: counting codes, not decoding ten million strings.
-        chrom = pq.read_table(f, columns=[cols[0]], read_dictionary=[cols[0]]).column(0)
-        for name, n in _value_counts(chrom):
-            counts[name] = counts.get(name, 0) + n
+        codes, names = chrom_codes(pq.read_table(f, columns=[cols[0]], read_dictionary=[cols[0]]).column(0))
+        for name, n in zip(names, np.bincount(codes[codes >= 0], minlength=len(names))):
+            if n:
+                counts[str(name)] = counts.get(str(name), 0) + int(n)
     names = np.array(sorted(counts), dtype=object)
     ext = np.array([max(sampled.get(n, (0, 0))[1], single.get(n, 0)) for n in names], dtype=np.int64)
     # Both are lower bounds; a sorted file's sample may have seen only a
@@ -137,19 +137,6 @@ def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
         bound[a:b] = np.maximum(bound[a:b], e)
     ext = np.where(ext > 0, ext, bound)
     return {str(n): (counts[n], int(x) or 1) for n, x in zip(names, ext)}
-
-
-def _value_counts(chrom: pa.ChunkedArray) -> list[tuple[str, int]]:
-    out: dict = {}
-    for chunk in chrom.chunks:
-        if not isinstance(chunk, pa.DictionaryArray):
-            chunk = chunk.dictionary_encode()
-        codes = chunk.indices.drop_null().to_numpy(zero_copy_only=False)
-        n = np.bincount(codes, minlength=len(chunk.dictionary))
-        for name, k in zip(chunk.dictionary.to_pylist(), n):
-            if k and name is not None:
-                out[str(name)] = out.get(str(name), 0) + int(k)
-    return list(out.items())
 
 
 def _declared_sorted(metas, cols) -> bool | None:

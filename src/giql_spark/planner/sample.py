@@ -38,7 +38,8 @@ def spark_sample_stats(df: DataFrame, interval, size: int | None) -> SideStats |
         rows, how = n, f"all {n:,} rows read"
     else:
         rows, how = None, f"first {n:,} rows"
-    stats = from_sample(size, rows, t.column("c"), t.column("s"), t.column("e"), tier=2, source=f"Spark {how}", sorted_=None)
+    stats = from_sample(size, rows, t.column("c"), t.column("s"), t.column("e"), tier=2,
+                        source=f"Spark {how}", sorted_=None)
     if rows is None:
         stats = SideStats(size, tier=2, rows=None, widths=stats.widths, source=stats.source)
     return stats

@@ -164,19 +164,29 @@ def in_order(chrom, start) -> bool:
     return bool(np.all((codes[1:] > codes[:-1]) | ((codes[1:] == codes[:-1]) & (s[1:] >= s[:-1]))))
 
 
-def _columns(chrom, start, end) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(codes into sorted distinct names, the names, start, end) of the non-NULL rows."""
-    chrom, start, end = (_array(a) for a in (chrom, start, end))
+def chrom_codes(chrom) -> tuple[np.ndarray, np.ndarray]:
+    """(per row, the index of its chromosome in the sorted distinct names or -1
+    for NULL; those names), through dictionary codes: no string is decoded
+    per row."""
+    chrom = _array(chrom)
     if not pa.types.is_dictionary(chrom.type):
         chrom = pc.dictionary_encode(chrom.cast(pa.string()))
-    ok = pc.and_(pc.and_(chrom.is_valid(), start.is_valid()), end.is_valid()).to_numpy(zero_copy_only=False)
     names, remap = np.unique(np.array([str(x) for x in chrom.dictionary.to_pylist()], dtype=str),
                              return_inverse=True)
-    codes = chrom.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)[ok]
-    codes = remap.reshape(-1)[codes] if len(remap) else codes
+    codes = chrom.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    if len(remap):
+        codes = np.where(codes >= 0, remap.reshape(-1)[np.maximum(codes, 0)], -1)
+    return codes, names
+
+
+def _columns(chrom, start, end) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(chromosome codes as :func:`chrom_codes`, the names, start, end) of the non-NULL rows."""
+    codes, names = chrom_codes(chrom)
+    start, end = _array(start), _array(end)
+    ok = (codes >= 0) & pc.and_(start.is_valid(), end.is_valid()).to_numpy(zero_copy_only=False)
     s = start.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)[ok]
     e = end.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)[ok]
-    return codes, names, s, e
+    return codes[ok], names, s, e
 
 
 def _array(a) -> pa.Array:
