@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
         "# Benchmark results",
         "",
         "The reports below are copied unchanged from the files named in each heading (headings two "
-        "level down); each says the command, the commit and the machine it ran on. How the "
+        "levels down); each says the command, the commit and the machine it ran on. How the "
         "benchmarks work: `benchmarks/README.md`.",
         "",
     ]
