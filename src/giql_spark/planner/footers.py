@@ -19,7 +19,7 @@ import sqlglot
 from pyspark.sql import DataFrame
 from sqlglot import exp
 
-from .stats import SAMPLE_ROWS, SideStats, chrom_codes, from_sample, in_order
+from .stats import SAMPLE_ROWS, SideStats, from_sample, in_order
 
 #: Row groups read for the tier-2 sample, spread over the files.
 SAMPLE_GROUPS = 3
@@ -122,10 +122,17 @@ def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
             if cs.min == cs.max:
                 single[cs.min] = max(single.get(cs.min, 0), es.max)
         # Kept dictionary-encoded: counting codes, not decoding ten million strings.
-        codes, names = chrom_codes(pq.read_table(f, columns=[cols[0]], read_dictionary=[cols[0]]).column(0))
-        for name, n in zip(names, np.bincount(codes[codes >= 0], minlength=len(names))):
-            if n:
-                counts[str(name)] = counts.get(str(name), 0) + int(n)
+        column = pq.read_table(f, columns=[cols[0]], read_dictionary=[cols[0]]).column(0)
+        # Codes are counted as they are, chunk by chunk, and only the small
+        # dictionaries are mapped to names: no per-row remapping or decoding.
+        for chunk in column.chunks:
+            if not isinstance(chunk, pa.DictionaryArray):
+                chunk = chunk.dictionary_encode()
+            n = np.bincount(chunk.indices.drop_null().to_numpy(zero_copy_only=False),
+                            minlength=len(chunk.dictionary))
+            for name, k in zip(chunk.dictionary.to_pylist(), n):
+                if k and name is not None:
+                    counts[str(name)] = counts.get(str(name), 0) + int(k)
     names = np.array(sorted(counts), dtype=object)
     ext = np.array([max(sampled.get(n, (0, 0))[1], single.get(n, 0)) for n in names], dtype=np.int64)
     # Both are lower bounds; a sorted file's sample may have seen only a
