@@ -32,7 +32,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .stats import SideStats
+from .stats import Chroms, SideStats
 
 #: Bin sizes the binned strategy may get (clamped to this range).
 BIN_SIZES = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000,
@@ -70,7 +70,10 @@ class Shape:
 
     n_left: float
     n_right: float
-    pairs: dict  # chromosome -> (left rows, right rows, extent)
+    # Per chromosome, as arrays (thousands of contigs are common): left rows, right rows, extent.
+    chrom_left: np.ndarray
+    chrom_right: np.ndarray
+    chrom_extent: np.ndarray
     left_widths: np.ndarray
     right_widths: np.ndarray
     left_bytes_per_row: float
@@ -90,9 +93,8 @@ class Shape:
 
     @cached_property
     def _per_chrom(self) -> tuple[np.ndarray, np.ndarray]:
-        """(left rows x right rows, extent) per chromosome, as arrays: thousands of contigs are common."""
-        a = np.array(list(self.pairs.values()), dtype=float).reshape(-1, 3)
-        return a[:, 0] * a[:, 1], a[:, 2]
+        """(left rows x right rows, extent) per chromosome."""
+        return self.chrom_left * self.chrom_right, self.chrom_extent
 
     def output_pairs(self) -> float:
         reach = self.mean_width("left") + self.mean_width("right") + 1
@@ -121,29 +123,25 @@ def shape(left: SideStats, right: SideStats, constants: dict) -> Shape | None:
     nl, nr = _rows(left, constants["row_bytes"]), _rows(right, constants["row_bytes"])
     if nl is None or nr is None:
         return None
-    pairs = {}
-    lc, rc = left.chroms, right.chroms
-    if lc or rc:
-        names = set(lc) | set(rc)
-        totals = {id(lc): sum(v[0] for v in lc.values()) or 1, id(rc): sum(v[0] for v in rc.values()) or 1}
-
+    lc, rc = Chroms.of(left.chroms), Chroms.of(right.chroms)
+    if len(lc) or len(rc):
+        names = np.union1d(lc.names, rc.names)
+        (lrows, lext), (rrows, rext) = lc.aligned(names), rc.aligned(names)
+        lrows, rrows = lrows.astype(float), rrows.astype(float)
         # A side without chromosome counts is assumed spread like the other.
-        def share(own: dict, other: dict, n: float, name: str) -> float:
-            if own:
-                return float(own.get(name, (0, 0))[0])
-            return n * other.get(name, (0, 0))[0] / totals[id(other)]
-
-        for name in names:
-            ext = max(lc.get(name, (0, 1))[1], rc.get(name, (0, 1))[1], 1)
-            pairs[name] = (share(lc, rc, nl, name), share(rc, lc, nr, name), float(ext))
+        if not len(lc):
+            lrows = nl * rrows / (rrows.sum() or 1)
+        if not len(rc):
+            rrows = nr * lrows / (lrows.sum() or 1)
+        per_chrom = (lrows, rrows, np.maximum(np.maximum(lext, rext), 1).astype(float))
     else:
-        pairs["*"] = (nl, nr, float(GENOME))
+        per_chrom = (np.array([nl]), np.array([nr]), np.array([float(GENOME)]))
     empty = np.empty(0, dtype=np.int64)
 
     def per_row(s: SideStats, n: float) -> float:
         return s.size_bytes / n if s.size_bytes is not None and n else constants["row_bytes"]
 
-    return Shape(nl, nr, pairs,
+    return Shape(nl, nr, *per_chrom,
                  left.widths.sample if left.widths is not None else empty,
                  right.widths.sample if right.widths is not None else empty,
                  per_row(left, nl), per_row(right, nr))
@@ -179,7 +177,7 @@ def broadcast(sh: Shape, c: dict, how: str) -> Estimate:
     best = None
     for build in sides:
         nb, npr = (sh.n_right, sh.n_left) if build == "right" else (sh.n_left, sh.n_right)
-        per_chrom = max(1.0, nb / max(1, len(sh.pairs)))
+        per_chrom = max(1.0, nb / max(1, len(sh.chrom_extent)))
         terms = {"fixed": c["fixed_python"], "build": c["build_row"] * nb,
                  "probe": c["python_row"] * npr + c["probe_level"] * npr * math.log2(2 + per_chrom),
                  "output": c["python_pair"] * sh.output_pairs()}

@@ -19,10 +19,13 @@ import sqlglot
 from pyspark.sql import DataFrame
 from sqlglot import exp
 
-from .stats import SAMPLE_ROWS, SideStats, from_sample, in_order
+from .stats import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order, optimized_plan
 
 #: Row groups read for the tier-2 sample, spread over the files.
 SAMPLE_GROUPS = 3
+#: Rows read from the start of each sampled row group: decoding a whole
+#: group costs about three times as much and sharpens no estimate the model uses.
+GROUP_ROWS = 32_768
 
 
 def interval_columns(interval) -> tuple[str, str, str] | None:
@@ -39,8 +42,8 @@ def interval_columns(interval) -> tuple[str, str, str] | None:
     return names[0], names[1], names[2]
 
 
-def _single_scan(df: DataFrame) -> bool:
-    plan = str(df._jdf.queryExecution().optimizedPlan().toString())
+def _single_scan(df: DataFrame, plan=None) -> bool:
+    plan = str((plan if plan is not None else optimized_plan(df)).toString())
     if any(word in plan for word in ("Join", "Aggregate", "Union", "Window", "Generate", "Sample")):
         return False
     return plan.count("Relation ") == 1
@@ -55,9 +58,9 @@ def _local(uri: str) -> str | None:
     return None if "://" in uri else uri
 
 
-def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool) -> SideStats | None:
+def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool, plan=None) -> SideStats | None:
     cols = interval_columns(interval)
-    if cols is None or not _single_scan(df):
+    if cols is None or not _single_scan(df, plan):
         return None
     files = [_local(f) for f in df.inputFiles()]
     if not files or any(f is None or not f.endswith(".parquet") or not os.path.isfile(f) for f in files):
@@ -73,31 +76,36 @@ def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool) ->
         return SideStats(size, tier=1, rows=rows, sorted=declared, source=source)
     picked = sorted({groups[round(k * (len(groups) - 1) / max(1, SAMPLE_GROUPS - 1))]
                      for k in range(min(SAMPLE_GROUPS, len(groups)))})
-    per_group = max(1, SAMPLE_ROWS // len(picked))
+    per_group = max(1, min(GROUP_ROWS, SAMPLE_ROWS // len(picked)))
     parts, ordered = [], True
     files_open = {f: pq.ParquetFile(f, read_dictionary=[cols[0]]) for f in {f for f, _, _ in picked}}
     for f, i, n in picked:
-        t = files_open[f].read_row_group(i, columns=list(dict.fromkeys(cols)))
-        if t.num_rows > per_group:
-            t = t.take(pa.array(np.arange(0, t.num_rows, -(-t.num_rows // per_group))))
+        # A contiguous block, so that sortedness is checked on neighbouring rows.
+        batch = next(files_open[f].iter_batches(batch_size=per_group, row_groups=[i],
+                                                columns=list(dict.fromkeys(cols))), None)
+        if batch is None:
+            continue
+        t = pa.Table.from_batches([batch])
         c, s, e = t.column(cols[0]), t.column(cols[1]), t.column(cols[2])
         ordered = ordered and in_order(c, s)
         parts.append((c, s, e))
+    if not parts:  # only empty row groups
+        return SideStats(size, tier=1, rows=rows, sorted=declared, source=source)
     c, s, e = (pa.chunked_array([ch for p in parts for ch in p[k].chunks]) for k in range(3))
     sampled = len(c)
     source = f"{source}; sampled {sampled:,} rows from {len(picked)} row group(s)"
     stats = from_sample(size, rows, c, s, e, tier=2, source=source,
                         sorted_=declared if declared is not None else ordered)
-    if len(picked) < len(groups):
-        # Files are often clustered by chromosome, so a few row groups say
+    if sampled < rows:
+        # Files are often clustered by chromosome, so a few blocks of rows say
         # little about the others: count chromosomes over every row group
         # from the (dictionary-encoded, small) chromosome column alone.
-        stats = replace(stats, chroms=_all_chroms(files, cols, stats.chroms),
+        stats = replace(stats, chroms=_all_chroms(files, cols, Chroms.of(stats.chroms)),
                         source=f"{source}; chromosomes counted over all rows")
     return stats
 
 
-def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
+def _all_chroms(files: list[str], cols, sampled: Chroms) -> Chroms:
     """Rows per chromosome over every row, and each one's extent.
 
     Only the chromosome column is read. An extent is the larger of the
@@ -105,7 +113,7 @@ def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
     only that chromosome; failing both, the largest ``end`` of any row group
     that may hold it (an upper bound).
     """
-    counts: dict = {}
+    chunk_names, chunk_counts = [], []
     single: dict = {}
     spans: list = []
     for f in files:
@@ -130,11 +138,15 @@ def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
                 chunk = chunk.dictionary_encode()
             n = np.bincount(chunk.indices.drop_null().to_numpy(zero_copy_only=False),
                             minlength=len(chunk.dictionary))
-            for name, k in zip(chunk.dictionary.to_pylist(), n):
-                if k and name is not None:
-                    counts[str(name)] = counts.get(str(name), 0) + int(k)
-    names = np.array(sorted(counts), dtype=object)
-    ext = np.array([max(sampled.get(n, (0, 0))[1], single.get(n, 0)) for n in names], dtype=np.int64)
+            # A NULL dictionary entry is a NULL chromosome: its rows are not counted.
+            chunk_counts.append(n * chunk.dictionary.is_valid().to_numpy(zero_copy_only=False))
+            chunk_names.append(chunk.dictionary.cast(pa.string()).fill_null("").to_numpy(zero_copy_only=False))
+    if not chunk_names:
+        return Chroms()
+    names, where = np.unique(np.concatenate(chunk_names).astype(str), return_inverse=True)
+    counts = np.bincount(where.reshape(-1), weights=np.concatenate(chunk_counts), minlength=len(names))
+    names, counts = names[counts > 0], counts[counts > 0].astype(np.int64)
+    ext = np.maximum(sampled.aligned(names)[1], Chroms.of({k: (0, v) for k, v in single.items()}).aligned(names)[1])
     # Both are lower bounds; a sorted file's sample may have seen only a
     # chromosome's beginning. Failing both: the largest end of any row group
     # whose chromosome range holds the name (an upper bound).
@@ -143,7 +155,7 @@ def _all_chroms(files: list[str], cols, sampled: dict) -> dict:
         a, b = np.searchsorted(names, lo, "left"), np.searchsorted(names, hi, "right")
         bound[a:b] = np.maximum(bound[a:b], e)
     ext = np.where(ext > 0, ext, bound)
-    return {str(n): (counts[n], int(x) or 1) for n, x in zip(names, ext)}
+    return Chroms(names, counts, np.maximum(ext, 1))
 
 
 def _declared_sorted(metas, cols) -> bool | None:

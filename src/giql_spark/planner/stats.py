@@ -21,6 +21,7 @@ Rows with a NULL chromosome or coordinate join nothing and are not counted.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,6 +62,56 @@ class Widths:
                 f"(sample of {self.n:,})")
 
 
+class Chroms(Mapping):
+    """Rows and extent per chromosome, kept as arrays sorted by name.
+
+    Reads like ``{name: (rows, extent)}``; the cost model uses the arrays, so
+    ten thousand contigs cost no Python loop.
+    """
+
+    def __init__(self, names=(), rows=(), extent=()):
+        names = np.asarray(names, dtype=str)
+        order = np.argsort(names, kind="stable")
+        self.names = names[order]
+        self.rows = np.asarray(rows, dtype=np.int64).reshape(-1)[order]
+        self.extent = np.asarray(extent, dtype=np.int64).reshape(-1)[order]
+
+    @classmethod
+    def of(cls, value) -> Chroms:
+        """``value`` itself if it is a :class:`Chroms`, else one built from a ``{name: (rows, extent)}`` dict."""
+        if isinstance(value, Chroms):
+            return value
+        items = list((value or {}).items())
+        return cls([k for k, _ in items], [v[0] for _, v in items], [v[1] for _, v in items])
+
+    def _index(self, name) -> int:
+        i = int(np.searchsorted(self.names, name))
+        if i < len(self.names) and self.names[i] == name:
+            return i
+        raise KeyError(name)
+
+    def __getitem__(self, name) -> tuple[int, int]:
+        i = self._index(name)
+        return int(self.rows[i]), int(self.extent[i])
+
+    def __iter__(self):
+        return (str(n) for n in self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __repr__(self) -> str:
+        return f"Chroms({len(self)} chromosomes, {int(self.rows.sum()):,} rows)"
+
+    def aligned(self, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, extent) at each of the sorted ``names``; 0 where absent."""
+        if not len(self.names):
+            return np.zeros(len(names), dtype=np.int64), np.zeros(len(names), dtype=np.int64)
+        i = np.minimum(np.searchsorted(self.names, names), len(self.names) - 1)
+        hit = self.names[i] == names
+        return np.where(hit, self.rows[i], 0), np.where(hit, self.extent[i], 0)
+
+
 @dataclass(frozen=True, eq=False)
 class SideStats:
     """What the planner knows about one join side; None means unknown.
@@ -74,7 +125,7 @@ class SideStats:
     tier: int = 0
     rows: int | None = None
     widths: Widths | None = None
-    chroms: dict = field(default_factory=dict)
+    chroms: Mapping = field(default_factory=Chroms)
     sorted: bool | None = None
     source: str = "Spark estimate"
 
@@ -94,18 +145,29 @@ class SideStats:
         if self.widths is not None:
             out.append(self.widths.describe())
         if self.chroms:
-            top = sorted(self.chroms.items(), key=lambda kv: -kv[1][0])[:3]
-            out.append(f"{len(self.chroms):,} chromosomes; largest " +
-                       ", ".join(f"{c} ~{n:,} rows" for c, (n, _) in top))
+            c = Chroms.of(self.chroms)
+            top = np.argsort(-c.rows, kind="stable")[:3]
+            out.append(f"{len(c):,} chromosomes; largest " +
+                       ", ".join(f"{c.names[i]} ~{int(c.rows[i]):,} rows" for i in top))
         if self.sorted is not None:
             out.append("sorted by (chrom, start)" if self.sorted else "not sorted by (chrom, start)")
         return out
 
 
-def spark_size(df: DataFrame) -> int | None:
-    """Tier 0: Spark's size estimate in bytes, or None."""
+def optimized_plan(df: DataFrame):
+    """Spark's optimized logical plan (a JVM object), or None under Spark Connect."""
     try:
-        size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+        return df._jdf.queryExecution().optimizedPlan()
+    except Exception:
+        return None
+
+
+def spark_size(df: DataFrame, plan=None) -> int | None:
+    """Tier 0: Spark's size estimate in bytes, or None. ``plan`` is ``df``'s
+    :func:`optimized_plan` when the caller has it already (each JVM call is a
+    round trip)."""
+    try:
+        size = int(str((plan if plan is not None else optimized_plan(df)).stats().sizeInBytes()))
     except Exception:  # Spark Connect, or a plan Spark cannot size
         return None
     return None if size >= _UNKNOWN else size
@@ -115,14 +177,15 @@ def side_stats(df: DataFrame, interval=None, *, tier: int = 2) -> SideStats:
     """The statistics of ``df`` up to ``tier``; ``interval`` (a
     :class:`~giql_spark.joins.spec.Interval` over ``df``'s columns) is needed
     for tiers 1 and 2."""
-    size = spark_size(df)
+    plan = optimized_plan(df)
+    size = spark_size(df, plan)
     base = SideStats(size)
     if interval is None or tier < 1:
         return base
     from . import footers, sample
 
     try:
-        found = footers.parquet_stats(df, interval, size, sample=tier >= 2)
+        found = footers.parquet_stats(df, interval, size, sample=tier >= 2, plan=plan)
     except Exception:  # unreadable footers: keep the cheaper tier
         found = None
     if found is not None:
@@ -146,13 +209,13 @@ def from_sample(size: int | None, rows: int | None, chrom, start, end,
     # Scaled by all sampled rows, so NULL rows count in ``rows`` but not per chromosome.
     scale = (rows / len(chrom)) if rows and len(chrom) else 1.0
     lo, hi = np.minimum(s, e), np.maximum(s, e)
-    chroms: dict = {}
+    chroms = Chroms()
     if len(codes):
         counts = np.bincount(codes, minlength=len(names))
         extent = np.zeros(len(names), dtype=np.int64)
         np.maximum.at(extent, codes, hi)
-        chroms = {str(n): (max(1, int(round(c * scale))), int(x))
-                  for n, c, x in zip(names, counts, extent) if c}
+        seen = counts > 0
+        chroms = Chroms(names[seen], np.maximum(1, np.round(counts[seen] * scale)), extent[seen])
     return SideStats(size, tier=tier, rows=rows, widths=Widths(hi - lo), chroms=chroms, sorted=sorted_,
                      source=source)
 
