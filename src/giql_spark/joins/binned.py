@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import threading
 
+import sqlglot
 from pyspark.sql import DataFrame
+from pyspark.sql.types import StructType
+from sqlglot import exp
 
 from .spec import JoinSpec
 
@@ -41,8 +44,94 @@ def _expanded(view: str, interval, prefix: str, bin_size: int, keep_id: bool) ->
             f"explode_outer(sequence({lo} div {bin_size}, {hi} div {bin_size})) AS {prefix}bin FROM {source})")
 
 
-def _sql(spec: JoinSpec, bin_size: int, lview: str, rview: str, left_cols, right_cols) -> str:
+def _struct_root(interval) -> str | None:
+    """The column ``s`` when the interval's chromosome is a field ``s.f``."""
+    try:
+        col = sqlglot.parse_one(interval.chrom, read="spark")
+    except sqlglot.errors.ParseError:
+        return None
+    if isinstance(col, exp.Column) and col.table and not col.args.get("db"):
+        return col.table
+    return None
+
+
+def _flattened(spec: JoinSpec, left: StructType, right: StructType) -> tuple[str, dict] | None:
+    """The condition over flat columns, and per struct column its fields' flat names.
+
+    A side's rows travel through the shuffle as a struct column and as the
+    fields the join reads; carrying the fields once, flat, moves less. Only
+    the struct holding a side's chromosome is flattened: an inner join drops
+    every row whose chromosome is NULL, so a NULL struct is never output and
+    rebuilding it from its fields is exact. None when the condition uses a
+    struct other than field by field.
+    """
+    structs: dict = {}
+    for prefix, schema, interval in ((_L, left, spec.left), (_R, right, spec.right)):
+        root = _struct_root(interval)
+        if root is None or root not in schema.fieldNames() or not isinstance(schema[root].dataType, StructType):
+            continue
+        fields = schema[root].dataType.fieldNames()
+        if len(set(fields)) != len(fields):
+            continue
+        structs[root] = {f: f"{prefix}f{i}" for i, f in enumerate(fields)}
+    if len(structs) < 2:
+        return None
+    try:
+        tree = sqlglot.parse_one(spec.full_condition, read="spark")
+    except sqlglot.errors.ParseError:
+        return None
+    if tree.find(exp.Lambda):
+        return None
+    for col in list(tree.find_all(exp.Column)):
+        parts = [p.name for p in col.parts]
+        if parts[0] not in structs and not (len(parts) == 1 and parts[0] in structs):
+            continue
+        flat = structs.get(parts[0], {})
+        if len(parts) != 2 or parts[1] not in flat or isinstance(col.parent, exp.Dot):
+            return None
+        col.replace(exp.column(flat[parts[1]]))
+    return tree.sql(dialect="spark"), structs
+
+
+def _inner_flat(spec, bin_size, lview, rview, left: StructType, right: StructType) -> str | None:
+    found = _flattened(spec, left, right)
+    if found is None:
+        return None
+    condition, structs = found
+    sides = []
+    for prefix, view, schema, interval in ((_L, lview, left, spec.left), (_R, rview, right, spec.right)):
+        exprs, names = [], []
+        for name in schema.fieldNames():
+            if name in structs:
+                exprs += [f"{_quote(name)}.{_quote(f)} AS {flat}" for f, flat in structs[name].items()]
+                names += list(structs[name].values())
+            else:
+                exprs.append(_quote(name))
+                names.append(_quote(name))
+        # Flattened before the explode, so that no struct is copied per bin.
+        flat = (f"SELECT {', '.join(exprs)}, least({interval.start}, {interval.end}) AS {prefix}lo, "
+                f"greatest({interval.start}, {interval.end}) AS {prefix}hi FROM {view}")
+        sides.append(f"(SELECT {', '.join(names)}, {prefix}lo, explode(sequence({prefix}lo div {bin_size}, "
+                     f"{prefix}hi div {bin_size})) AS {prefix}bin FROM ({flat}))")
+    out = []
+    for name in [*left.fieldNames(), *right.fieldNames()]:
+        if name in structs:
+            fields = ", ".join(f"{flat} AS {_quote(f)}" for f, flat in structs[name].items())
+            out.append(f"struct({fields}) AS {_quote(name)}")
+        else:
+            out.append(_quote(name))
+    canonical = f"{_L}bin = greatest({_L}lo div {bin_size}, {_R}lo div {bin_size})"
+    return (f"SELECT {', '.join(out)} FROM {sides[0]} __gs_lx JOIN {sides[1]} __gs_rx "
+            f"ON {_L}bin = {_R}bin AND ({condition}) AND {canonical}")
+
+
+def _sql(spec: JoinSpec, bin_size: int, lview: str, rview: str, left: StructType, right: StructType) -> str:
     how = spec.how
+    left_cols, right_cols = left.fieldNames(), right.fieldNames()
+    if how == "inner":
+        flat = _inner_flat(spec, bin_size, lview, rview, left, right)
+        if flat is not None:
+            return flat
     lx = _expanded(lview, spec.left, _L, bin_size, how in ("left", "full", "anti", "semi"))
     rx = _expanded(rview, spec.right, _R, bin_size, how in ("right", "full"))
     # The condition's chromosome equality is the other equi-join key.
@@ -83,5 +172,5 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec, bin_size: int = DEFA
     tag = f"__gs_binned_{threading.get_ident()}"
     left.createOrReplaceTempView(f"{tag}_l")
     right.createOrReplaceTempView(f"{tag}_r")
-    text = _sql(spec, bin_size, f"{tag}_l", f"{tag}_r", left.columns, right.columns)
+    text = _sql(spec, bin_size, f"{tag}_l", f"{tag}_r", left.schema, right.schema)
     return left.sparkSession.sql(text)
