@@ -331,7 +331,8 @@ def build_report(args, cmdline, facts, code, started, ended, load_before, load_a
         f"optimizer = the part of it the optimizer itself adds, statistics plus the cost-based choice, as "
         f"recorded by the planner (medians over runs; target <= {TARGET_PLANNING_PCT:.0f}%). Same choice forced = the "
         "forced contender with the strategy and parameters the optimizer chose, where one was measured: the gap "
-        "to it is the optimizer's overhead, the gap from it to the best is the cost of the choice.",
+        "to it is the optimizer's overhead, the gap from it to the best is the cost of the choice. Forced "
+        "binned, sweep and naive contenders read no statistics (broadcast reads them for its build side).",
         "",
         "| profile | chosen | chosen s | best forced s | regret | planning % | optimizer % "
         "| same choice forced s |",

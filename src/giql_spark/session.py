@@ -231,7 +231,7 @@ class Session:
         except Exception as e:  # AnalysisException and ParseException
             raise _spark_error(e) from None
 
-    def _plan(self, query: str) -> tuple[str, list[PhysicalNode]]:
+    def _plan(self, query: str, always_stats: bool = False) -> tuple[str, list[PhysicalNode]]:
         query, hint = parse_hint(query)
         options = {**self.options, **hint}
         tree = compile_giql(
@@ -254,7 +254,9 @@ class Session:
         def build(node: PhysicalNode) -> None:
             left, right = side(node.left.sql), side(node.right.sql)
             t0 = time.perf_counter()
-            if node.kind == "interval_join":
+            # A strategy fixed with all its parameters needs no statistics,
+            # except to show the estimates in EXPLAIN.
+            if node.kind == "interval_join" and (always_stats or not _settled(options)):
                 tier = int(options.get("stats_tier", 2))
                 ls = self._side_stats(node.left.sql, left, node.spec.left, tier)
                 rs = self._side_stats(node.right.sql, right, node.spec.right, tier)
@@ -277,8 +279,8 @@ class Session:
             self._stats[key] = side_stats(df, interval, tier=tier)
         return self._stats[key]
 
-    def _execute(self, query: str) -> tuple[DataFrame, str, list[PhysicalNode]]:
-        sql, nodes = self._plan(query)
+    def _execute(self, query: str, always_stats: bool = False) -> tuple[DataFrame, str, list[PhysicalNode]]:
+        sql, nodes = self._plan(query, always_stats)
         return self._analyse(sql), sql, nodes
 
     def sql(self, query: str) -> DataFrame:
@@ -299,7 +301,7 @@ class Session:
         and time, and the whole query's rows and time, are shown next to the
         estimates.
         """
-        df, sql, nodes = self._execute(query)
+        df, sql, nodes = self._execute(query, always_stats=True)
         out = [f"GIQL: {' '.join(query.split())}", ""]
         if not nodes:
             out.append("Interval operators: none (runs as Spark SQL)")
@@ -394,3 +396,9 @@ def _spark_error(e: Exception) -> GiqlSparkError:
     if cond.startswith("TABLE_OR_VIEW_NOT_FOUND"):
         return UnknownTableError(f"unknown table {params.get('relationName', '?')}")
     return QueryError(msg[:500])
+
+
+def _settled(options: dict) -> bool:
+    """Whether the options fix the join strategy and every parameter it takes."""
+    strategy = options.get("strategy")
+    return strategy in ("naive", "sweep") or (strategy == "binned" and bool(options.get("bin_size")))
