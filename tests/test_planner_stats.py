@@ -103,3 +103,25 @@ def test_sample_statistics_from_string_or_dictionary_columns():
     assert not in_order(chunked, pa.chunked_array([[1, 1], [2, 3]]))
     assert in_order(pa.chunked_array([pa.array(["chr1"]).dictionary_encode(),
                                       pa.array(["chr2"]).dictionary_encode()]), pa.chunked_array([[4], [1]]))
+
+
+def test_chromosomes_counted_over_all_rows_from_footers_and_mixed_groups(session, tmp_path):
+    """More rows than the sample: single-chromosome row groups are counted from
+    their footers (NULLs excluded), mixed ones from the chromosome column."""
+    rng = np.random.default_rng(8)
+    n = 200_000
+    chrom = np.sort(rng.choice(["chr1", "chr10", "chr2", "chrX"], n, p=[0.5, 0.2, 0.2, 0.1])).astype(object)
+    chrom[rng.choice(n, 50, replace=False)] = None
+    start = rng.integers(0, 5_000_000, n)
+    t = pa.table({"chrom": pa.array(chrom, pa.string()), "start": start, "end": start + 50})
+    path = tmp_path / "sorted.parquet"
+    pq.write_table(t, path, row_group_size=15_000)
+    meta = pq.ParquetFile(path).metadata
+    stats = [meta.row_group(i).column(0).statistics for i in range(meta.num_row_groups)]
+    assert any(s.min == s.max for s in stats) and any(s.min != s.max for s in stats)
+    assert any(s.min == s.max and s.null_count > 0 for s in stats)
+    session.register("big", str(path))
+    s = side_stats(_side(session, "big"), IV, tier=2)
+    assert s.widths.n < n  # a sample, so the chromosomes were counted separately
+    counts = pc.value_counts(t.column("chrom").drop_null()).to_pylist()
+    assert {c: k for c, (k, _) in s.chroms.items()} == {d["values"]: d["counts"] for d in counts}

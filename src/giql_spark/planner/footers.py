@@ -108,7 +108,9 @@ def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool, pl
 def _all_chroms(files: list[str], cols, sampled: Chroms) -> Chroms:
     """Rows per chromosome over every row, and each one's extent.
 
-    Only the chromosome column is read. An extent is the larger of the
+    Only the chromosome column is read, and only from row groups whose
+    footer does not already say they hold a single chromosome (most of a
+    file sorted by chromosome). An extent is the larger of the
     sample's and the largest ``end`` in the footers of the row groups holding
     only that chromosome; failing both, the largest ``end`` of any row group
     that may hold it (an upper bound).
@@ -117,20 +119,28 @@ def _all_chroms(files: list[str], cols, sampled: Chroms) -> Chroms:
     single: dict = {}
     spans: list = []
     for f in files:
-        pf = pq.ParquetFile(f)
+        pf = pq.ParquetFile(f, read_dictionary=[cols[0]])
         meta = pf.metadata
         ci = meta.schema.names.index(cols[0])
         ei = meta.schema.names.index(cols[2])
+        mixed = []
         for i in range(meta.num_row_groups):
             rg = meta.row_group(i)
             cs, es = rg.column(ci).statistics, rg.column(ei).statistics
+            if cs is not None and cs.has_min_max and cs.min == cs.max and cs.has_null_count:
+                chunk_names.append(np.array([str(cs.min)]))
+                chunk_counts.append(np.array([rg.num_rows - cs.null_count]))
+            else:
+                mixed.append(i)
             if cs is None or es is None or not cs.has_min_max or not es.has_min_max:
                 continue
             spans.append((cs.min, cs.max, es.max))
             if cs.min == cs.max:
                 single[cs.min] = max(single.get(cs.min, 0), es.max)
+        if not mixed:
+            continue
         # Kept dictionary-encoded: counting codes, not decoding ten million strings.
-        column = pq.read_table(f, columns=[cols[0]], read_dictionary=[cols[0]]).column(0)
+        column = pf.read_row_groups(mixed, columns=[cols[0]]).column(0)
         # Codes are counted as they are, chunk by chunk, and only the small
         # dictionaries are mapped to names: no per-row remapping or decoding.
         for chunk in column.chunks:
