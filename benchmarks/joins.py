@@ -175,6 +175,9 @@ def contenders(bin_sizes: list[int], tile_size: int) -> dict[str, Contender]:
     return {c.name: c for c in cs}
 
 
+PEER_NAMES = {"polars-bio", "pyranges"}  # run by --peers-python; bioframe runs in this interpreter
+
+
 class RunTimeout(Exception):
     pass
 
@@ -665,6 +668,10 @@ def main(argv=None) -> int:
                             "code": prior.get("code"), "contenders": sorted(kept), "file": os.path.relpath(mpath)})
         for c in kept:
             display.setdefault(c, Contender(c, "merged", "from a merged run"))
+        if kept & PEER_NAMES:
+            # The peers' versions were recorded by the run that measured them.
+            caveats += [f"{line} (from {os.path.relpath(mpath)})" for line in prior.get("caveats", [])
+                        if line.startswith("- peers ran with")]
     full = contenders([int(b) for b in args.bin_sizes.split(",") if b], args.tile_size)
     order = [c for c in full if c in display] + [c for c in display if c not in full]
     display = {c: full.get(c, display[c]) for c in order}
