@@ -67,6 +67,9 @@ class PhysicalNode:
     right: Side
     spec: JoinSpec | NearestSpec
     choice: dict = field(default_factory=dict)
+    #: Per alias of either side, the fields the statement reads, or None for
+    #: the whole row; a strategy that moves rows through Python drops the rest.
+    fields: dict[str, list[str] | None] = field(default_factory=dict)
 
 
 ColumnsOf = Callable[[str], dict[str, list[str]]]
@@ -221,6 +224,30 @@ def _qualify(select: exp.Select, columns: dict[str, list[str]]) -> None:
     select.set("expressions", stars)
 
 
+def _fields_read(select: exp.Select, columns: dict[str, list[str]]) -> dict[str, list[str] | None]:
+    """Per alias, the fields ``select`` (nested queries included) reads from it.
+
+    None where the row is used whole: ``a.*``, or ``a`` alone (``to_json(a)``,
+    a lambda variable that happens to share the name). Over-reading is
+    harmless; a field missed would make Spark fail to resolve it, loudly.
+    """
+    lower = {a.lower(): a for a in columns}
+    read: dict[str, set[str] | None] = {a: set() for a in columns}
+    for col in select.find_all(exp.Column):
+        parts = col.parts
+        alias = lower.get(parts[0].name.lower()) if isinstance(parts[0], exp.Identifier) else None
+        if alias is None or read[alias] is None:
+            continue
+        if len(parts) == 1 or isinstance(parts[1], exp.Star):
+            read[alias] = None
+        else:
+            read[alias].add(parts[1].name.lower())
+    out: dict[str, list[str] | None] = {}
+    for alias, names in read.items():
+        out[alias] = None if names is None else [f for f in columns[alias] if f.lower() in names]
+    return out
+
+
 def _join_type(join: exp.Join) -> str:
     side, kind = (join.side or "").upper(), (join.kind or "").upper()
     if kind == "SEMI":
@@ -324,6 +351,7 @@ def _rewrite_interval_join(select: exp.Select, columns_of: ColumnsOf) -> Physica
     _qualify(select, left_cols if how in ("semi", "anti") else {**left_cols, **right_cols})
     # Qualification may have touched the ON clause: read it afterwards.
     join = select.args["joins"][i]
+    fields = _fields_read(select, {**left_cols, **right_cols})
     if place == "on":
         residual = [c for c in conjuncts(join.args.get("on")) if c is not pred_node]
     else:
@@ -341,7 +369,7 @@ def _rewrite_interval_join(select: exp.Select, columns_of: ColumnsOf) -> Physica
     view = f"__giql_spark_v{next(_ids)}"
     out_aliases = left.aliases if how in ("semi", "anti") else left.aliases + right.aliases
     _install_view(select, i, view, out_aliases)
-    return PhysicalNode(view, "interval_join", left, right, spec)
+    return PhysicalNode(view, "interval_join", left, right, spec, fields=fields)
 
 
 def _rewrite_nearest(subquery: exp.Subquery) -> PhysicalNode | None:
