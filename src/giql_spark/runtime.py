@@ -7,7 +7,7 @@ from pyspark.sql import functions as F
 
 from . import joins
 from .operators import nearest
-from .planner.rewrite import PhysicalNode
+from .planner.rewrite import PhysicalNode, _q
 
 #: Strategies that move whole rows through Python workers. Spark cannot prune
 #: struct fields through ``mapInArrow``, so their sides are pruned first; the
@@ -24,10 +24,6 @@ def build_node(node: PhysicalNode, left: DataFrame, right: DataFrame) -> DataFra
     if node.kind == "nearest":
         return nearest.candidates(left, right, node.spec)
     raise AssertionError(f"unknown operator kind {node.kind!r}")
-
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def prune(side: DataFrame, fields: dict[str, list[str] | None]) -> DataFrame:
