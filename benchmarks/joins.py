@@ -175,9 +175,6 @@ def contenders(bin_sizes: list[int], tile_size: int) -> dict[str, Contender]:
     return {c.name: c for c in cs}
 
 
-PEER_NAMES = {"polars-bio", "pyranges"}  # run by --peers-python; bioframe runs in this interpreter
-
-
 class RunTimeout(Exception):
     pass
 
@@ -629,6 +626,9 @@ def main(argv=None) -> int:
     display = dict(cmap)
     invocations = [{"command": cmdline, "started": started.isoformat(), "code": code,
                     "contenders": list(cmap)}]
+    full = contenders([int(b) for b in args.bin_sizes.split(",") if b], args.tile_size)
+    # Peers run by --peers-python (bioframe runs in this interpreter).
+    external_peers = {n for n, c in full.items() if c.kind == "peer" and not c.params.get("python")}
     for mpath in args.merge:
         prior = json.loads(Path(mpath).read_text())
         toks = prior.get("command", "").split()
@@ -668,11 +668,10 @@ def main(argv=None) -> int:
                             "code": prior.get("code"), "contenders": sorted(kept), "file": os.path.relpath(mpath)})
         for c in kept:
             display.setdefault(c, Contender(c, "merged", "from a merged run"))
-        if kept & PEER_NAMES:
+        if kept & external_peers:
             # The peers' versions were recorded by the run that measured them.
             caveats += [f"{line} (from {os.path.relpath(mpath)})" for line in prior.get("caveats", [])
                         if line.startswith("- peers ran with")]
-    full = contenders([int(b) for b in args.bin_sizes.split(",") if b], args.tile_size)
     order = [c for c in full if c in display] + [c for c in display if c not in full]
     display = {c: full.get(c, display[c]) for c in order}
 

@@ -7,7 +7,8 @@ from pyspark.sql import functions as F
 
 from . import joins
 from .operators import nearest
-from .planner.rewrite import PhysicalNode, _q
+from .joins.spec import quote
+from .planner.rewrite import PhysicalNode
 
 #: Strategies that move whole rows through Python workers. Spark cannot prune
 #: struct fields through ``mapInArrow``, so their sides are pruned first; the
@@ -37,12 +38,12 @@ def prune(side: DataFrame, fields: dict[str, list[str] | None]) -> DataFrame:
         keep = fields.get(f.name)
         names = f.dataType.fieldNames() if hasattr(f.dataType, "fieldNames") else None
         if keep is None or names is None or len(keep) == len(names):
-            cols.append(F.col(_q(f.name)))
+            cols.append(F.col(quote(f.name)))
             continue
         keep = keep or names[:1]  # a struct needs a field; this row is only counted
-        packed = F.struct(*[F.col(f"{_q(f.name)}.{_q(n)}") for n in keep])
+        packed = F.struct(*[F.col(f"{quote(f.name)}.{quote(n)}") for n in keep])
         if f.nullable:
-            packed = F.when(F.col(_q(f.name)).isNull(), F.lit(None)).otherwise(packed)
+            packed = F.when(F.col(quote(f.name)).isNull(), F.lit(None)).otherwise(packed)
         cols.append(packed.alias(f.name))
         changed = True
     return side.select(*cols) if changed else side

@@ -24,14 +24,11 @@ from pyspark.sql.types import StructType
 from sqlglot import exp
 
 from .spec import JoinSpec
+from .spec import quote as _quote
 
 DEFAULT_BIN_SIZE = 100_000
 
 _L, _R = "__gs_l", "__gs_r"
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _expanded(view: str, interval, prefix: str, bin_size: int, keep_id: bool) -> str:

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+
+def quote(name: str) -> str:
+    """A column or field name quoted for Spark SQL."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 JOIN_TYPES = ("inner", "left", "right", "full", "semi", "anti")
 PREDICATES = ("intersects", "contains", "within")
 

@@ -8,17 +8,13 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType, StringType
 
 from ..errors import GiqlSparkError, UnknownColumnError
+from ..joins.spec import quote as q
 
 DEFAULT_COLS = ("chrom", "start", "end")
 #: Coordinates must stay below this. Genomes are far smaller; the bound leaves
 #: room for the nearest kernel's doubled coordinates and its sentinel rows.
 MAX_COORD = 2**60
 _INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
-
-
-def q(name: str) -> str:
-    """A column or field name quoted for Spark SQL."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def col(name: str) -> Column:

@@ -27,6 +27,7 @@ from giql.dialect import GIQLDialect
 
 from ..errors import QueryError
 from ..joins.spec import Interval, JoinSpec
+from ..joins.spec import quote as _q
 from ..language.target import INTERVAL_PREDICATE, NEAREST_CANDIDATES, NEAREST_TAG_META
 
 PACKED = "giql_spark_packed"
@@ -76,10 +77,6 @@ ColumnsOf = Callable[[str], dict[str, list[str]]]
 Build = Callable[[PhysicalNode], None]
 
 _ids = count()
-
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _spark(node: exp.Expression) -> str:
