@@ -20,7 +20,7 @@ from .language.compile import compile_giql
 from .planner.choose import choose
 from .planner.hints import parse_hint
 from .planner.rewrite import PhysicalNode, plan_physical
-from .planner.stats import side_stats
+from .planner.stats import sides_stats
 from .runtime import build_node
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -257,9 +257,9 @@ class Session:
             # A strategy fixed with all its parameters needs no statistics,
             # except to show the estimates in EXPLAIN.
             if node.kind == "interval_join" and (always_stats or not _settled(options)):
-                tier = int(options.get("stats_tier", 2))
-                ls = self._side_stats(node.left.sql, left, node.spec.left, tier)
-                rs = self._side_stats(node.right.sql, right, node.spec.right, tier)
+                ls, rs = self._side_stats([(node.left.sql, left, node.spec.left),
+                                           (node.right.sql, right, node.spec.right)],
+                                          int(options.get("stats_tier", 2)))
             else:
                 ls = rs = None
             t1 = time.perf_counter()
@@ -272,12 +272,15 @@ class Session:
         nodes = plan_physical(tree, columns_of, build)
         return tree.sql(dialect="spark"), nodes
 
-    def _side_stats(self, sql: str, df: DataFrame, interval, tier: int):
-        """Statistics of one side, cached per session until a table is re-registered."""
-        key = (sql, interval, tier)
-        if key not in self._stats:
-            self._stats[key] = side_stats(df, interval, tier=tier)
-        return self._stats[key]
+    def _side_stats(self, sides: list[tuple[str, DataFrame, object]], tier: int) -> tuple:
+        """Statistics of each ``(sql, DataFrame, interval)`` side, cached per
+        session until a table is re-registered (Parquet files' own statistics
+        are kept longer, see :mod:`.planner.filestats`)."""
+        keys = [(sql, interval, tier) for sql, _, interval in sides]
+        missing = {k: df for k, (_, df, _) in zip(keys, sides) if k not in self._stats}
+        found = sides_stats([(df, k[1]) for k, df in missing.items()], tier=tier)
+        self._stats.update(zip(missing, found))
+        return tuple(self._stats[k] for k in keys)
 
     def _execute(self, query: str, always_stats: bool = False) -> tuple[DataFrame, str, list[PhysicalNode]]:
         sql, nodes = self._plan(query, always_stats)

@@ -14,7 +14,7 @@ from .. import joins
 from ..joins.spec import JoinSpec
 from ..planner.choose import choose
 from ..planner.rewrite import PhysicalNode, Side
-from ..planner.stats import side_stats
+from ..planner.stats import sides_stats
 
 
 def strategy_options(strategy: str | None, bin_size: int | None, tile_size: int | None) -> dict:
@@ -26,5 +26,5 @@ def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: di
     """``joins.plan`` with the strategy ``choose`` picks for these two sides."""
     # choose() reads the node's kind and join type; the sides are DataFrames here, not SQL.
     node = PhysicalNode(view="", kind="interval_join", left=Side("", []), right=Side("", []), spec=spec)
-    choice = choose(node, options, side_stats(left, spec.left), side_stats(right, spec.right))
+    choice = choose(node, options, *sides_stats([(left, spec.left), (right, spec.right)]))
     return joins.plan(left, right, spec, choice["strategy"], **choice["params"])

@@ -10,6 +10,7 @@ intervals. Anything else returns None and the caller falls back.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -19,7 +20,8 @@ import sqlglot
 from pyspark.sql import DataFrame
 from sqlglot import exp
 
-from .stats import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order, optimized_plan
+from . import filestats
+from .stats import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order, analysed_plan
 
 #: Row groups read for the tier-2 sample, spread over the files.
 SAMPLE_GROUPS = 3
@@ -42,11 +44,29 @@ def interval_columns(interval) -> tuple[str, str, str] | None:
     return names[0], names[1], names[2]
 
 
+#: Plan nodes that keep a side's rows those of one scan, maybe filtered.
+_SCAN_NODES = {"Project", "Filter", "SubqueryAlias", "View", "Relation"}
+_TREE = re.compile(r"^[\s:|+-]*(\w+)")
+
+
 def _single_scan(df: DataFrame, plan=None) -> bool:
-    plan = str((plan if plan is not None else optimized_plan(df)).toString())
-    if any(word in plan for word in ("Join", "Aggregate", "Union", "Window", "Generate", "Sample")):
-        return False
-    return plan.count("Relation ") == 1
+    """Whether the side is one scan under projections and filters only (a
+    limit, sample, join or aggregate makes the footers describe other rows)."""
+    text = str((plan if plan is not None else analysed_plan(df)).toString())
+    nodes = [m.group(1) for m in map(_TREE.match, text.splitlines()) if m]
+    return nodes.count("Relation") == 1 and set(nodes) <= _SCAN_NODES
+
+
+def _input_files(df: DataFrame, plan=None) -> list[str]:
+    """The files of a single-scan side's relation, read off the analysed plan:
+    ``df.inputFiles()`` optimizes the side's plan first, about ten times the cost."""
+    try:
+        leaves = (plan if plan is not None else analysed_plan(df)).collectLeaves()
+        if leaves.size() == 1:
+            return list(leaves.head().relation().inputFiles())
+    except Exception:  # not a file relation, or Spark Connect
+        pass
+    return list(df.inputFiles())
 
 
 def _local(uri: str) -> str | None:
@@ -62,9 +82,21 @@ def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool, pl
     cols = interval_columns(interval)
     if cols is None or not _single_scan(df, plan):
         return None
-    files = [_local(f) for f in df.inputFiles()]
+    files = [_local(f) for f in _input_files(df, plan)]
     if not files or any(f is None or not f.endswith(".parquet") or not os.path.isfile(f) for f in files):
         return None
+    # Only Spark's size estimate belongs to this query; the rest describes the files.
+    k = filestats.key(files, cols, sample)
+    found = filestats.get(k)
+    if found is None:
+        found = _file_stats(files, cols, sample)
+        if found is not None:
+            filestats.put(k, found)
+    return None if found is None else replace(found, size_bytes=size)
+
+
+def _file_stats(files: list[str], cols: tuple[str, str, str], sample: bool) -> SideStats | None:
+    """Tier 1 (and 2 with ``sample``) statistics of ``files``, without a size estimate."""
     metas = [pq.ParquetFile(f).metadata for f in files]
     if any(not set(cols) <= set(m.schema.names) for m in metas):
         return None
@@ -73,7 +105,7 @@ def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool, pl
     declared = _declared_sorted(metas, cols)
     source = f"Parquet footers: {len(files)} file(s), {len(groups)} row group(s)"
     if not sample or not groups:
-        return SideStats(size, tier=1, rows=rows, sorted=declared, source=source)
+        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source)
     picked = sorted({groups[round(k * (len(groups) - 1) / max(1, SAMPLE_GROUPS - 1))]
                      for k in range(min(SAMPLE_GROUPS, len(groups)))})
     per_group = max(1, min(GROUP_ROWS, SAMPLE_ROWS // len(picked)))
@@ -90,11 +122,11 @@ def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool, pl
         ordered = ordered and in_order(c, s)
         parts.append((c, s, e))
     if not parts:  # only empty row groups
-        return SideStats(size, tier=1, rows=rows, sorted=declared, source=source)
+        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source)
     c, s, e = (pa.chunked_array([ch for p in parts for ch in p[k].chunks]) for k in range(3))
     sampled = len(c)
     source = f"{source}; sampled {sampled:,} rows from {len(picked)} row group(s)"
-    stats = from_sample(size, rows, c, s, e, tier=2, source=source,
+    stats = from_sample(None, rows, c, s, e, tier=2, source=source,
                         sorted_=declared if declared is not None else ordered)
     if sampled < rows:
         # Files are often clustered by chromosome, so a few blocks of rows say

@@ -1,6 +1,6 @@
 """Statistics the planner reads about a join side, cheapest first.
 
-Tier 0: Spark's own estimate of a plan's size in bytes, from the optimized
+Tier 0: Spark's own estimate of a plan's size in bytes, from the analysed
 logical plan; nothing is scanned. Sources Spark cannot size report
 ``spark.sql.defaultSizeInBytes`` (effectively infinite), which reads as
 unknown; Spark Connect has no way to ask, which also reads as unknown.
@@ -22,12 +22,14 @@ Rows with a NULL chromosome or coordinate join nothing and are not counted.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import DataFrame
+from pyspark.util import inheritable_thread_target
 
 _UNKNOWN = 2**62
 #: The most rows a tier-2 sample holds.
@@ -154,20 +156,25 @@ class SideStats:
         return out
 
 
-def optimized_plan(df: DataFrame):
-    """Spark's optimized logical plan (a JVM object), or None under Spark Connect."""
+def analysed_plan(df: DataFrame):
+    """Spark's analysed logical plan (a JVM object), or None under Spark Connect.
+
+    A DataFrame is analysed when it is made, so this costs one round trip;
+    optimizing the side alone (which the whole query's plan does again) cost
+    about ten times more and gives the same size estimate, which sums the
+    relation's size scaled by the columns kept."""
     try:
-        return df._jdf.queryExecution().optimizedPlan()
+        return df._jdf.queryExecution().analyzed()
     except Exception:
         return None
 
 
 def spark_size(df: DataFrame, plan=None) -> int | None:
     """Tier 0: Spark's size estimate in bytes, or None. ``plan`` is ``df``'s
-    :func:`optimized_plan` when the caller has it already (each JVM call is a
+    the :func:`analysed_plan` when the caller has it already (each JVM call is a
     round trip)."""
     try:
-        size = int(str((plan if plan is not None else optimized_plan(df)).stats().sizeInBytes()))
+        size = int(str((plan if plan is not None else analysed_plan(df)).stats().sizeInBytes()))
     except Exception:  # Spark Connect, or a plan Spark cannot size
         return None
     return None if size >= _UNKNOWN else size
@@ -177,7 +184,7 @@ def side_stats(df: DataFrame, interval=None, *, tier: int = 2) -> SideStats:
     """The statistics of ``df`` up to ``tier``; ``interval`` (a
     :class:`~giql_spark.joins.spec.Interval` over ``df``'s columns) is needed
     for tiers 1 and 2."""
-    plan = optimized_plan(df)
+    plan = analysed_plan(df)
     size = spark_size(df, plan)
     base = SideStats(size)
     if interval is None or tier < 1:
@@ -196,6 +203,19 @@ def side_stats(df: DataFrame, interval=None, *, tier: int = 2) -> SideStats:
         return sample.spark_sample_stats(df, interval, size) or base
     except Exception:  # a failing sample: keep the cheaper tier
         return base
+
+
+def sides_stats(sides: list[tuple[DataFrame, object]], *, tier: int = 2) -> list[SideStats]:
+    """:func:`side_stats` of each ``(DataFrame, interval)``, read concurrently:
+    one side's file reads overlap the other's and the JVM round trips."""
+    if len(sides) < 2:
+        return [side_stats(df, interval, tier=tier) for df, interval in sides]
+    # The threads inherit the caller's Spark properties (job group, tags), so a
+    # sampling job stays part of the caller's work.
+    read = inheritable_thread_target(sides[0][0].sparkSession)(side_stats)
+    with ThreadPoolExecutor(len(sides)) as pool:
+        running = [pool.submit(read, df, interval, tier=tier) for df, interval in sides]
+        return [f.result() for f in running]
 
 
 def from_sample(size: int | None, rows: int | None, chrom, start, end,

@@ -1,0 +1,61 @@
+"""Statistics of Parquet files, kept for the process while the files are unchanged.
+
+Footers, the width sample and the chromosome count describe files, not
+queries or sessions: a second query, a new :class:`~giql_spark.Session` or a
+table registered again over the same files reads them once. An entry is keyed
+by every file's path, size, modification time (ns) and inode, plus the
+columns read and whether a sample was taken, so a file rewritten in place is
+read again. At most :data:`MAX_ENTRIES` entries are kept, the least recently
+used dropped first. :func:`clear` empties the cache.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+
+#: Entries kept; each holds one side's width sample (at most ~100K int64) and per-chromosome arrays.
+MAX_ENTRIES = 64
+
+_entries: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def key(files: list[str], cols: tuple[str, str, str], sample: bool) -> tuple | None:
+    """The cache key of ``files`` read through ``cols``; None when a file cannot be stat'ed."""
+    ids = []
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            return None
+        ids.append((os.path.realpath(f), st.st_size, st.st_mtime_ns, st.st_ino))
+    return (tuple(sorted(ids)), tuple(cols), bool(sample))
+
+
+def get(k: tuple | None):
+    """The stored statistics for ``k``, or None."""
+    if k is None:
+        return None
+    with _lock:
+        found = _entries.get(k)
+        if found is not None:
+            _entries.move_to_end(k)
+        return found
+
+
+def put(k: tuple | None, value) -> None:
+    if k is None:
+        return
+    with _lock:
+        _entries[k] = value
+        _entries.move_to_end(k)
+        while len(_entries) > MAX_ENTRIES:
+            _entries.popitem(last=False)
+
+
+def clear() -> None:
+    """Forget every file's statistics (the next plan reads them again)."""
+    with _lock:
+        _entries.clear()
