@@ -171,7 +171,7 @@ def analysed_plan(df: DataFrame):
 
 def spark_size(df: DataFrame, plan=None) -> int | None:
     """Tier 0: Spark's size estimate in bytes, or None. ``plan`` is ``df``'s
-    the :func:`analysed_plan` when the caller has it already (each JVM call is a
+    :func:`analysed_plan` when the caller has it already (each JVM call is a
     round trip)."""
     try:
         size = int(str((plan if plan is not None else analysed_plan(df)).stats().sizeInBytes()))
