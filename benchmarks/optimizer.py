@@ -30,6 +30,7 @@ import shutil
 import statistics
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +75,8 @@ OPTIMIZER = "optimizer"
 #: The optimizer again, with the files' statistics already cached by an untimed planning just before.
 OPTIMIZER_CACHED = "optimizer, statistics cached"
 CHOOSERS = (OPTIMIZER, OPTIMIZER_CACHED)
+#: How the report names each chooser row.
+STATISTICS = {OPTIMIZER: "cold", OPTIMIZER_CACHED: "cached"}
 
 
 # --------------------------------------------------------------------------- data
@@ -367,7 +370,7 @@ def build_report(args, cmdline, facts, code, started, ended, load_before, load_a
         "| same choice forced s |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    met = {who: [0, 0, 0, 0, 0] for who in CHOOSERS}  # regret met, regret measured, planning met, measured, opt met
+    met = {who: Counter() for who in CHOOSERS}
     for p in args.profiles:
         a = analysis[p]
         chosen = choice_label(choices.get(p))
@@ -380,29 +383,29 @@ def build_report(args, cmdline, facts, code, started, ended, load_before, load_a
                 skipped.get((p, who), "not run")
             if r["regret"] is not None:
                 regret = f"{r['regret']:.2f}"
-                m[1] += 1
-                m[0] += r["regret"] <= TARGET_REGRET
+                m["regret measured"] += 1
+                m["regret met"] += r["regret"] <= TARGET_REGRET
             elif r["regret_bound"] is not None:
                 regret = f"> {r['regret_bound']:.1f}"
-                m[1] += 1
+                m["regret measured"] += 1
             else:
                 regret = "—"
             if r["planning_pct"] is not None:
                 plan = f"{r['planning_pct']:.1f}% ({r['planning_s']:.2f} s)"
-                m[3] += 1
-                m[2] += r["planning_pct"] <= TARGET_PLANNING_PCT
-                m[4] += r["optimizer_pct"] <= TARGET_PLANNING_PCT
+                m["planning measured"] += 1
+                m["planning met"] += r["planning_pct"] <= TARGET_PLANNING_PCT
+                m["optimizer met"] += r["optimizer_pct"] <= TARGET_PLANNING_PCT
                 opt = f"{r['optimizer_pct']:.1f}% ({r['optimizer_s']:.3f} s)"
             else:
                 plan = opt = "—"
-            label = "cold" if who == OPTIMIZER else "cached"
-            lines.append(f"| {p} | {label} | {chosen} | {chosen_s} | {best} | {regret} | {plan} | {opt} | {same_s} |")
+            lines.append(f"| {p} | {STATISTICS[who]} | {chosen} | {chosen_s} | {best} | {regret} | {plan} | {opt} | {same_s} |")
     lines.append("")
     for who in CHOOSERS:
         m = met[who]
-        lines.append(f"- {'cold' if who == OPTIMIZER else 'cached'}: regret <= {TARGET_REGRET:.2f} in {m[0]} of "
-                     f"{m[1]} profiles; planning <= {TARGET_PLANNING_PCT:.0f}% in {m[2]} of {m[3]}; optimizer <= "
-                     f"{TARGET_PLANNING_PCT:.0f}% in {m[4]} of {m[3]}.")
+        lines.append(f"- {STATISTICS[who]}: regret <= {TARGET_REGRET:.2f} in {m['regret met']} of "
+                     f"{m['regret measured']} profiles; planning <= {TARGET_PLANNING_PCT:.0f}% in {m['planning met']} "
+                     f"of {m['planning measured']}; optimizer <= {TARGET_PLANNING_PCT:.0f}% in {m['optimizer met']} "
+                     f"of {m['planning measured']}.")
     lines += [
         "",
         "## Machine",
