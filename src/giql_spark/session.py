@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from giql import Table
+from pyspark.logger import PySparkLogger
 from pyspark.sql import DataFrame, SparkSession
 
 from .errors import GiqlSparkError, QueryError, UnknownColumnError, UnknownTableError
@@ -368,8 +369,11 @@ def _describe(i: int, node: PhysicalNode) -> list[str]:
 @contextlib.contextmanager
 def _quiet_spark_query_log():
     # PySpark logs every failed query as a multi-line JSON record; the error
-    # is re-raised as one clear line, so the record is only noise.
-    log = logging.getLogger("SQLQueryContextLogger")
+    # is re-raised as one clear line, so the record is only noise. The logger
+    # must be PySpark's own class: PySpark logs through it with keyword
+    # arguments a plain ``logging.Logger`` rejects, and whoever creates a
+    # named logger first fixes its class for the life of the process.
+    log = PySparkLogger.getLogger("SQLQueryContextLogger")
     level = log.level
     log.setLevel(logging.CRITICAL)
     try:
