@@ -17,7 +17,7 @@ tie-breaking are giql's own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from giql import REGISTRY, Capabilities, Target
 from giql.dialect import GIQLDialect
@@ -26,8 +26,8 @@ from giql.expanders import intersects as giql_intersects
 from giql.expanders import nearest as giql_nearest
 from giql.expanders._params import coerce_bool_param
 from giql.expressions import Contains, GIQLDisjoin, GIQLNearest, Intersects, Within
-from giql.resolver import ResolvedColumn
-from sqlglot import exp
+from giql.resolver import ResolvedColumn, ResolvedInterval
+from sqlglot import exp, maybe_parse
 
 INTERVAL_PREDICATE = "giql_spark_interval_predicate"
 NEAREST_CANDIDATES = "giql_spark_nearest"
@@ -93,9 +93,53 @@ class NearestRequest:
     target_strand_col: str | None
 
 
+@dataclass(frozen=True)
+class _OuterRelation:
+    """Stands in for the reference's table where giql's fallback only reads ``name``."""
+
+    name: str
+
+
+def _attach_outer_relation(node: exp.Expression, ctx) -> None:
+    """Give a correlated NEAREST's reference the relation it reads.
+
+    giql's canonicalizer blanks the reference's table once it has made the
+    start/end fragments canonical (a 1-based or closed table), and its
+    decorrelated form then reads the alias as if it were a table
+    (``FROM a AS a``). The relation is found by that alias in the enclosing
+    FROM: a table or CTE by name, a subquery by its SQL.
+    """
+    res = ctx.resolution
+    ref = res.slot("reference") if res is not None else None
+    if not isinstance(ref, ResolvedInterval) or ref.table is not None or ref.kind == "literal_range":
+        return
+    col = maybe_parse(ref.chrom, dialect=GIQLDialect)
+    alias = col.table if isinstance(col, exp.Column) else ""
+    select = node.find_ancestor(exp.Select)
+    if not alias or select is None:
+        return
+    from_ = select.args.get("from_")
+    rels = ([from_.this] if from_ is not None else []) + [j.this for j in select.args.get("joins") or []]
+    for rel in rels:
+        if rel.alias_or_name != alias:
+            continue
+        if isinstance(rel, exp.Table):
+            bare = rel.copy()
+            bare.set("alias", None)
+            name = bare.sql(dialect=GIQLDialect)
+        elif isinstance(rel, exp.Subquery):
+            name = exp.Paren(this=rel.this.copy()).sql(dialect=GIQLDialect)
+        else:
+            return
+        res.slots["reference"] = replace(ref, table=_OuterRelation(name))
+        return
+
+
 def _expand_nearest(node: exp.Expression, ctx) -> exp.Expression:
     lateral = node.parent
     join = lateral.parent if isinstance(lateral, exp.Lateral) else None
+    if join is not None:
+        _attach_outer_relation(node, ctx)
     result = giql_nearest.expand_nearest(node, ctx)
     if join is None or lateral.parent is not None:
         # Standalone NEAREST (literal reference): a single ORDER BY ... LIMIT k
