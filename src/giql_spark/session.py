@@ -17,12 +17,14 @@ from pyspark.logger import PySparkLogger
 from pyspark.sql import DataFrame, SparkSession
 
 from .errors import GiqlSparkError, QueryError, UnknownColumnError, UnknownTableError
+from .language.bind import bind_tables
 from .language.compile import compile_giql
 from .planner.choose import choose
 from .planner.hints import parse_hint
 from .planner.rewrite import PhysicalNode, plan_physical
 from .planner.stats import sides_stats
 from .runtime import build_node
+from .spark_sql import bound_sql
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -71,6 +73,7 @@ class Registered:
     source: str  # a path, or "DataFrame"
     columns: list[str]
     skipped_rows: int = 0
+    df: DataFrame | None = None
 
 
 class Session:
@@ -152,7 +155,7 @@ class Session:
         self._stats.clear()  # statistics of sides that read the old table are stale
         conventions.remember(df, conventions.Convention(chrom_col, start_col, end_col, coordinate_system,
                                                         interval_type))
-        self._tables[name] = Registered(table, origin, list(df.columns), skipped)
+        self._tables[name] = Registered(table, origin, list(df.columns), skipped, df)
         return df
 
     def read(self, path, format: str | None = None, **options) -> DataFrame:
@@ -215,9 +218,10 @@ class Session:
         )
 
     def table(self, name: str) -> DataFrame:
+        """The DataFrame registered as ``name``."""
         if name not in self._tables:
             raise UnknownTableError(f"unknown table {name!r} (registered tables: {', '.join(self._tables) or 'none'})")
-        return self.spark.table(name)
+        return self._tables[name].df
 
     @property
     def tables(self) -> dict[str, Registered]:
@@ -225,14 +229,15 @@ class Session:
 
     # -- queries --------------------------------------------------------------
 
-    def _analyse(self, sql: str) -> DataFrame:
+    def _analyse(self, sql: str, frames: dict[str, DataFrame] | None = None) -> DataFrame:
         try:
             with _quiet_spark_query_log():
-                return self.spark.sql(sql)
+                return bound_sql(self.spark, sql, frames or {})
         except Exception as e:  # AnalysisException and ParseException
             raise _spark_error(e) from None
 
-    def _plan(self, query: str, always_stats: bool = False) -> tuple[str, list[PhysicalNode]]:
+    def _plan(self, query: str, always_stats: bool = False) -> tuple[str, dict[str, DataFrame], list[PhysicalNode]]:
+        """(the Spark SQL, the DataFrames its placeholders are bound to, the operators)."""
         query, hint = parse_hint(query)
         options = {**self.options, **hint}
         tree = compile_giql(
@@ -240,13 +245,14 @@ class Session:
             {n: r.table for n, r in self._tables.items()},
             {n: r.columns for n, r in self._tables.items()},
         )
+        frames = {mark: self._tables[name].df for mark, name in bind_tables(tree, list(self._tables)).items()}
         # The rewrite reads a side's columns and the build then uses the same
         # side: analyse each side's SQL once per query.
         analysed: dict[str, DataFrame] = {}
 
         def side(sql: str) -> DataFrame:
             if sql not in analysed:
-                analysed[sql] = self._analyse(sql)
+                analysed[sql] = self._analyse(sql, frames)
             return analysed[sql]
 
         def columns_of(sql: str) -> dict[str, list[str]]:
@@ -267,11 +273,13 @@ class Session:
             node.choice = choose(node, options, ls, rs)
             node.choice["stats"] = (ls, rs)
             node.choice["timing"] = {"statistics": t1 - t0, "choice": time.perf_counter() - t1}
-            # Building is lazy: this defines the view, no Spark job runs.
-            build_node(node, left, right).createOrReplaceTempView(node.view)
+            # Building is lazy: no Spark job runs. Later sides and the final
+            # statement read the result through its placeholder.
+            node.df = build_node(node, left, right)
+            frames[node.view] = node.df
 
         nodes = plan_physical(tree, columns_of, build)
-        return tree.sql(dialect="spark"), nodes
+        return tree.sql(dialect="spark"), frames, nodes
 
     def _side_stats(self, sides: list[tuple[str, DataFrame, object]], tier: int) -> tuple:
         """Statistics of each ``(sql, DataFrame, interval)`` side, cached per
@@ -284,15 +292,20 @@ class Session:
         return tuple(self._stats[k] for k in keys)
 
     def _execute(self, query: str, always_stats: bool = False) -> tuple[DataFrame, str, list[PhysicalNode]]:
-        sql, nodes = self._plan(query, always_stats)
-        return self._analyse(sql), sql, nodes
+        sql, frames, nodes = self._plan(query, always_stats)
+        return self._analyse(sql, frames), sql, nodes
 
     def sql(self, query: str) -> DataFrame:
         """Run a GIQL query; return a lazy Spark DataFrame."""
         return self._execute(query)[0]
 
     def to_sql(self, query: str) -> str:
-        """The Spark SQL that runs for ``query`` (interval joins read planner views)."""
+        """The Spark SQL that runs for ``query``.
+
+        Registered tables appear as ``__gs_t_<name>`` and each planned
+        operator's result as ``__giql_spark_v<n>``: placeholders that are
+        bound to DataFrames when the query runs, not session views.
+        """
         return self._plan(query)[0]
 
     def explain(self, query: str, analyze: bool = False) -> str:
@@ -313,7 +326,7 @@ class Session:
             out.extend(_describe(i, node))
             if analyze:
                 t0 = time.perf_counter()
-                rows = self.spark.table(node.view).count()
+                rows = node.df.count()
                 out.append(f"    actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s (this operator alone)")
         if analyze:
             t0 = time.perf_counter()

@@ -16,13 +16,12 @@ over that id on the single joined result, so the id is computed once per row.
 
 from __future__ import annotations
 
-import threading
-
 import sqlglot
 from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 from sqlglot import exp
 
+from ..spark_sql import bound_sql
 from .spec import JoinSpec
 from .spec import quote as _quote
 
@@ -162,12 +161,8 @@ def _sql(spec: JoinSpec, bin_size: int, lview: str, rview: str, left: StructType
 def join(left: DataFrame, right: DataFrame, spec: JoinSpec, bin_size: int = DEFAULT_BIN_SIZE) -> DataFrame:
     if bin_size < 1:
         raise ValueError(f"bin size must be a positive integer, got {bin_size}")
-    # One SQL statement over two scratch views: every DataFrame step is a
-    # round trip to the JVM and a fresh analysis, which cost more than the
-    # planning around them. The views are per thread and replaced on the next
-    # call; the returned DataFrame has already resolved them.
-    tag = f"__gs_binned_{threading.get_ident()}"
-    left.createOrReplaceTempView(f"{tag}_l")
-    right.createOrReplaceTempView(f"{tag}_r")
-    text = _sql(spec, bin_size, f"{tag}_l", f"{tag}_r", left.schema, right.schema)
-    return left.sparkSession.sql(text)
+    # One SQL statement: every DataFrame step is a round trip to the JVM and
+    # a fresh analysis, which cost more than the planning around them. The
+    # sides are bound to the statement, so the result stands alone.
+    text = _sql(spec, bin_size, "__gs_binned_left", "__gs_binned_right", left.schema, right.schema)
+    return bound_sql(left.sparkSession, text, {"__gs_binned_left": left, "__gs_binned_right": right})

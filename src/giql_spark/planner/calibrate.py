@@ -132,7 +132,7 @@ def calibrate(session, rows: int = 1_000_000, repeats: int = 3, log=print) -> di
             session.options.update(options)
             try:
                 # As EXPLAIN does: statistics even though the strategy is forced.
-                _, nodes = session._plan(QUERY, always_stats=True)
+                _, _, nodes = session._plan(QUERY, always_stats=True)
                 ls, rs = nodes[0].choice["stats"]
                 seconds = _measure(session, QUERY, repeats)
             finally:

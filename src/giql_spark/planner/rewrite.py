@@ -68,6 +68,8 @@ class PhysicalNode:
     right: Side
     spec: JoinSpec | NearestSpec
     choice: dict = field(default_factory=dict)
+    #: The operator's result once built; the statement reads it as ``view``.
+    df: object = None
     #: Per alias of either side, the fields the statement reads, or None for
     #: the whole row; a strategy that moves rows through Python drops the rest.
     fields: dict[str, list[str] | None] = field(default_factory=dict)
@@ -450,8 +452,9 @@ def plan_physical(tree: exp.Expression, columns_of: ColumnsOf, build: Build) -> 
 
     ``columns_of(sql)`` returns, for a side's SQL, each struct column's field
     names (it analyses the SQL with Spark; nothing runs). ``build(node)``
-    makes ``node.view`` exist; it is called as soon as a node is planned,
-    because a later node's side may read an earlier node's view.
+    builds the operator's result, which later SQL reads under the name
+    ``node.view``; it is called as soon as a node is planned, because a later
+    node's side may read an earlier node's result.
     """
     nodes: list[PhysicalNode] = []
     for sub in list(tree.find_all(exp.Subquery)):

@@ -1,0 +1,37 @@
+"""Spark SQL whose relations are DataFrames bound to the statement, not session views.
+
+A view created with ``createOrReplaceTempView`` is looked up by name whenever
+Spark analyses a statement that reads it. Classic PySpark analyses eagerly,
+but Spark Connect keeps the SQL text and analyses it again each time the
+result is used, so a result that reads a view by name changes when the view
+is replaced, and views created per query pile up for the life of the
+session. Every statement giql-spark runs therefore names its inputs with
+placeholder identifiers and binds them with ``spark.sql(text, **frames)``:
+Connect embeds the DataFrames' plans in the statement, and classic PySpark
+drops the views it made once the statement is analysed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from pyspark.sql import DataFrame
+
+
+def is_connect(spark) -> bool:
+    """Whether ``spark`` (a SparkSession or a DataFrame) is a Spark Connect client."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def bound_sql(spark, text: str, frames: Mapping[str, DataFrame]) -> DataFrame:
+    """``spark.sql(text)`` where each name in ``frames`` (a Python identifier,
+    written in ``text`` as a table name, quoted or not) reads that DataFrame."""
+    used = {name: df for name, df in frames.items() if name in text}
+    if not used:
+        return spark.sql(text)
+    # The formatter reads {name} fields, so every other brace is doubled.
+    escaped = text.replace("{", "{{").replace("}", "}}")
+    names = "|".join(re.escape(n) for n in sorted(used, key=len, reverse=True))
+    escaped = re.sub(rf"`({names})`|\b({names})\b", lambda m: "{" + (m.group(1) or m.group(2)) + "}", escaped)
+    return spark.sql(escaped, **used)
