@@ -4,24 +4,24 @@ Used only when a side is a projection (and maybe a filter) of one scan of
 local Parquet files, and each interval expression is one column of it, maybe
 shifted by a constant (the coordinate canonicalization): then the footers
 describe the side's rows (before any filter) and the file columns its
-intervals. Anything else returns None and the caller falls back.
+intervals. Anything else returns None, with the reason, and the caller
+falls back.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import sqlglot
-from pyspark.sql import DataFrame
 from sqlglot import exp
 
+from ..io.formats import local_path
 from . import filestats
-from .stats import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order, analysed_plan
+from .stats import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order
 
 #: Row groups read for the tier-2 sample, spread over the files.
 SAMPLE_GROUPS = 3
@@ -44,55 +44,29 @@ def interval_columns(interval) -> tuple[str, str, str] | None:
     return names[0], names[1], names[2]
 
 
-#: Plan nodes that keep a side's rows those of one scan, maybe filtered.
-_SCAN_NODES = {"Project", "Filter", "SubqueryAlias", "View", "Relation"}
-_TREE = re.compile(r"^[\s:|+-]*(\w+)")
+def parquet_stats(files: list[str], interval, size: int | None, *, sample: bool) -> tuple[SideStats | None, str]:
+    """Statistics of a side that is one scan of ``files``, or None and why not.
 
-
-def _single_scan(df: DataFrame, plan=None) -> bool:
-    """Whether the side is one scan under projections and filters only (a
-    limit, sample, join or aggregate makes the footers describe other rows)."""
-    text = str((plan if plan is not None else analysed_plan(df)).toString())
-    nodes = [m.group(1) for m in map(_TREE.match, text.splitlines()) if m]
-    return nodes.count("Relation") == 1 and set(nodes) <= _SCAN_NODES
-
-
-def _input_files(df: DataFrame, plan=None) -> list[str]:
-    """The files of a single-scan side's relation, read off the analysed plan:
-    ``df.inputFiles()`` optimizes the side's plan first, about ten times the cost."""
-    try:
-        leaves = (plan if plan is not None else analysed_plan(df)).collectLeaves()
-        if leaves.size() == 1:
-            return list(leaves.head().relation().inputFiles())
-    except Exception:  # not a file relation, or Spark Connect
-        pass
-    return list(df.inputFiles())
-
-
-def _local(uri: str) -> str | None:
-    if uri.startswith("file:"):
-        uri = uri[len("file:"):]
-        while uri.startswith("//"):
-            uri = uri[1:]
-        return uri
-    return None if "://" in uri else uri
-
-
-def parquet_stats(df: DataFrame, interval, size: int | None, *, sample: bool, plan=None) -> SideStats | None:
+    ``size`` is Spark's estimate for the side, the only fact that belongs to
+    the query; the rest describes the files and is cached per file.
+    """
     cols = interval_columns(interval)
-    if cols is None or not _single_scan(df, plan):
-        return None
-    files = [_local(f) for f in _input_files(df, plan)]
-    if not files or any(f is None or not f.endswith(".parquet") or not os.path.isfile(f) for f in files):
-        return None
-    # Only Spark's size estimate belongs to this query; the rest describes the files.
-    k = filestats.key(files, cols, sample)
+    if cols is None:
+        return None, "footers: the interval is not three plain columns of the scanned files"
+    local = [local_path(f) for f in files]
+    bad = next((f for f, lf in zip(files, local) if lf is None or not lf.endswith(".parquet")
+                or not os.path.isfile(lf)), None)
+    if bad is not None or not files:
+        return None, f"footers: the side does not read local Parquet files ({bad or 'no files'})"
+    k = filestats.key(local, cols, sample)
     found = filestats.get(k)
     if found is None:
-        found = _file_stats(files, cols, sample)
+        found = _file_stats(local, cols, sample)
         if found is not None:
             filestats.put(k, found)
-    return None if found is None else replace(found, size_bytes=size)
+    if found is None:
+        return None, f"footers: the files lack a column of {', '.join(dict.fromkeys(cols))}"
+    return replace(found, size_bytes=size), ""
 
 
 def _file_stats(files: list[str], cols: tuple[str, str, str], sample: bool) -> SideStats | None:

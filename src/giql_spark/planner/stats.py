@@ -1,11 +1,12 @@
 """Statistics the planner reads about a join side, cheapest first.
 
-Tier 0: Spark's own estimate of a plan's size in bytes, from the analysed
-logical plan; nothing is scanned. Sources Spark cannot size report
+Tier 0: Spark's own estimate of a plan's size in bytes (:mod:`.plan_facts`,
+which asks a classic session's JVM and a Spark Connect session through
+``explain``); nothing is scanned. Sources Spark cannot size report
 ``spark.sql.defaultSizeInBytes`` (effectively infinite), which reads as
-unknown; Spark Connect has no way to ask, which also reads as unknown.
+unknown.
 
-Tier 1 (:mod:`.footers`): when a side reads local Parquet files, their
+Tier 1 (:mod:`.footers`): when a side is one scan of local Parquet files, their
 footers: exact row count, row groups, min/max of the interval columns and
 declared sorting columns. No data page is read.
 
@@ -15,7 +16,8 @@ chromosome, each chromosome's extent and whether the rows are sorted by
 (chromosome, start). Parquet sides sample up to three row groups spread over
 their files (:mod:`.footers`); other sides a Spark sample of at most
 :data:`SAMPLE_ROWS` rows (:mod:`.sample`). Any failure falls back to the
-cheaper tier: statistics only ever make the choice better informed.
+cheaper tier: statistics only ever make the choice better informed, and
+``SideStats.notes`` says which facts are missing and why.
 Rows with a NULL chromosome or coordinate join nothing and are not counted.
 """
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
@@ -31,7 +33,8 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.util import inheritable_thread_target
 
-_UNKNOWN = 2**62
+from .plan_facts import plan_facts
+
 #: The most rows a tier-2 sample holds.
 SAMPLE_ROWS = 300_000
 
@@ -130,6 +133,8 @@ class SideStats:
     chroms: Mapping = field(default_factory=Chroms)
     sorted: bool | None = None
     source: str = "Spark estimate"
+    #: Facts that could not be had, each with why (for EXPLAIN).
+    notes: tuple[str, ...] = ()
 
     def describe(self) -> str:
         if self.size_bytes is None and self.rows is None:
@@ -153,56 +158,36 @@ class SideStats:
                        ", ".join(f"{c.names[i]} ~{int(c.rows[i]):,} rows" for i in top))
         if self.sorted is not None:
             out.append("sorted by (chrom, start)" if self.sorted else "not sorted by (chrom, start)")
+        out.extend(f"not known: {n}" for n in self.notes)
         return out
-
-
-def analysed_plan(df: DataFrame):
-    """Spark's analysed logical plan (a JVM object), or None under Spark Connect.
-
-    A DataFrame is analysed when it is made, so this costs one round trip;
-    optimizing the side alone (which the whole query's plan does again) cost
-    about ten times more and gives the same size estimate, which sums the
-    relation's size scaled by the columns kept."""
-    try:
-        return df._jdf.queryExecution().analyzed()
-    except Exception:
-        return None
-
-
-def spark_size(df: DataFrame, plan=None) -> int | None:
-    """Tier 0: Spark's size estimate in bytes, or None. ``plan`` is ``df``'s
-    :func:`analysed_plan` when the caller has it already (each JVM call is a
-    round trip)."""
-    try:
-        size = int(str((plan if plan is not None else analysed_plan(df)).stats().sizeInBytes()))
-    except Exception:  # Spark Connect, or a plan Spark cannot size
-        return None
-    return None if size >= _UNKNOWN else size
 
 
 def side_stats(df: DataFrame, interval=None, *, tier: int = 2) -> SideStats:
     """The statistics of ``df`` up to ``tier``; ``interval`` (a
     :class:`~giql_spark.joins.spec.Interval` over ``df``'s columns) is needed
-    for tiers 1 and 2."""
-    plan = analysed_plan(df)
-    size = spark_size(df, plan)
-    base = SideStats(size)
+    for tiers 1 and 2. What could not be read, and why, is in ``notes``."""
+    facts = plan_facts(df, files=interval is not None and tier >= 1)
+    base = SideStats(facts.size, rows=facts.rows, notes=tuple(facts.notes))
     if interval is None or tier < 1:
         return base
     from . import footers, sample
 
-    try:
-        found = footers.parquet_stats(df, interval, size, sample=tier >= 2, plan=plan)
-    except Exception:  # unreadable footers: keep the cheaper tier
-        found = None
+    found, why = None, ""
+    if facts.single_scan:
+        try:
+            found, why = footers.parquet_stats(facts.files or [], interval, facts.size, sample=tier >= 2)
+        except Exception as e:  # unreadable footers: keep the cheaper tier
+            why = f"footers: could not be read ({type(e).__name__}: {' '.join(str(e).split())[:120]})"
     if found is not None:
-        return found
+        return replace(found, notes=base.notes)
+    base = replace(base, notes=base.notes + ((why,) if why else ()))
     if tier < 2:
         return base
     try:
-        return sample.spark_sample_stats(df, interval, size) or base
-    except Exception:  # a failing sample: keep the cheaper tier
-        return base
+        found = sample.spark_sample_stats(df, interval, facts.size)
+    except Exception as e:  # a failing sample: keep the cheaper tier
+        return replace(base, notes=base.notes + (f"sample: failed ({type(e).__name__})",))
+    return replace(found, notes=base.notes) if found is not None else base
 
 
 def sides_stats(sides: list[tuple[DataFrame, object]], *, tier: int = 2) -> list[SideStats]:
