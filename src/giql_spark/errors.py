@@ -1,5 +1,9 @@
 """Errors a user sees: each message is one line that names what is wrong and where."""
 
+from __future__ import annotations
+
+import re
+
 
 class GiqlSparkError(ValueError):
     """Base class of the errors giql-spark raises for bad queries or input."""
@@ -19,3 +23,27 @@ class UnknownColumnError(GiqlSparkError):
 
 class QueryError(GiqlSparkError):
     """The query parses but cannot be planned or run as written."""
+
+
+def is_spark_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is an error Spark raised (through PySpark or Py4J)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    return isinstance(exc, (PySparkException, Py4JJavaError))
+
+
+def spark_message(exc: BaseException) -> str:
+    """One line for a Spark error: the innermost Java cause for a raw Py4J
+    error (``java.io.EOFException: Unexpected end of input stream``), else the
+    first line of PySpark's message, without the JVM stack trace."""
+    java = getattr(exc, "java_exception", None)
+    if java is not None:
+        while java.getCause() is not None:
+            java = java.getCause()
+        text = f"{java.getClass().getName()}: {java.getMessage()}"
+    else:
+        causes = re.findall(r"Caused by: (.+)", str(exc))
+        text = causes[-1] if causes else str(exc)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first[:500] or type(exc).__name__

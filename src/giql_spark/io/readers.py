@@ -10,6 +10,7 @@ happens here.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
@@ -19,6 +20,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from ..errors import spark_message
 from .formats import COORDINATES, FORMATS, InputError, detect_format
 from .formats import local_path as _local_path
 from .formats import normalize_format as _normalize_format
@@ -210,14 +212,36 @@ def _read_fields(spark: SparkSession, path: str, names, min_fields: int, on_erro
     parsed = _parse_bed(spark.read.text(path), names, min_fields)
     bad = parsed.filter(F.col(_ERR).isNotNull())
     skipped = 0
-    if on_error == "skip":
-        skipped = bad.count()
-    else:
-        first_bad = bad.select("value", _ERR).first()
-        if first_bad is not None:
-            line_no = _locate_line(spark, path, first_bad["value"])
-            raise InputError(f"{path} line {line_no}: {first_bad[_ERR]}")
+    # This job reads the whole file: a failure is the file's (a truncated or
+    # corrupt .gz), and is reported as one line naming it.
+    with _unreadable(path):
+        if on_error == "skip":
+            skipped = bad.count()
+        else:
+            first_bad = bad.select("value", _ERR).first()
+    if on_error != "skip" and first_bad is not None:
+        line_no = _locate_line(spark, path, first_bad["value"])
+        raise InputError(f"{path} line {line_no}: {first_bad[_ERR]}")
     return parsed.filter(F.col(_ERR).isNull()).select(*names), skipped
+
+
+@contextlib.contextmanager
+def _unreadable(path: str):
+    """Turn a failure to read ``path`` (in Spark or here) into one InputError line."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{path}: cannot be read: {_root_cause(exc)}") from None
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The error's innermost cause in one line, with a hint for a broken
+    compressed file (a truncated .gz fails with an EOFException)."""
+    first = spark_message(exc)
+    hint = " (the file is truncated or corrupt)" if re.search(r"EOF|end of (input|ZLIB)|Zip|gzip|corrupt", first, re.I) else ""
+    return first[:300] + hint
 
 
 def _bed_width(spark: SparkSession, path: str) -> int:
@@ -238,7 +262,7 @@ def _first_data_line(spark: SparkSession, path: str) -> str | None:
         # Remote file or directory of parts: a limit-1 job only scans until the first data line.
         rows = spark.read.text(path).filter(~F.col("value").rlike(_SKIP_PATTERN)).limit(1).collect()
         return rows[0]["value"] if rows else None
-    with _open_text(local) as fh:
+    with _unreadable(path), _open_text(local) as fh:
         for line in fh:
             line = line.rstrip("\n")
             if not _SKIP_RE.search(line):

@@ -19,6 +19,11 @@ Rules:
   coordinate conversion); lists, structs and maps are written as JSON.
 * Parquet: every column as it is; ``partition_by_chrom=True`` writes one
   ``<chrom_col>=<value>`` folder per chromosome.
+* Files need distinct column names, and a query such as ``SELECT * FROM a
+  JOIN b ...`` repeats them; a repeat gets a suffix as DuckDB names it when
+  it writes: the second ``chrom`` becomes ``chrom_1``, the third ``chrom_2``
+  (names compared case-insensitively; a suffixed name that is taken gets
+  ``_1`` more).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from pyspark.sql.types import ArrayType, DoubleType, FloatType, MapType, StructT
 from .formats import InputError, local_path
 from .readers import BED_COLUMNS
 
-__all__ = ["WRITE_FORMATS", "write_path"]
+__all__ = ["WRITE_FORMATS", "distinct_columns", "write_path"]
 
 WRITE_FORMATS = ("bed", "tsv", "csv", "parquet")
 _SUFFIXES = (
@@ -88,6 +93,7 @@ def write_path(
     if single_file and fmt == "parquet":
         raise ValueError("single_file applies to BED/TSV/CSV output only (Parquet is a directory)")
     compression = "gzip" if path.lower().endswith(".gz") else None
+    df = distinct_columns(df)
     if fmt == "parquet":
         writer = df.write.mode(mode)
         if partition_by_chrom:
@@ -108,6 +114,29 @@ def write_path(
     else:
         save(out, path)
     return fmt
+
+
+def distinct_names(names: list[str]) -> list[str]:
+    """``names`` with each repeat suffixed as DuckDB does (see the module rules)."""
+    taken: set[str] = set()
+    repeats: dict[str, int] = {}
+    out = []
+    for name in names:
+        new = name
+        if name.lower() in taken:
+            repeats[name.lower()] = repeats.get(name.lower(), 0) + 1
+            new = f"{name}_{repeats[name.lower()]}"
+            while new.lower() in taken:
+                new += "_1"
+        taken.add(new.lower())
+        out.append(new)
+    return out
+
+
+def distinct_columns(df: DataFrame) -> DataFrame:
+    """``df`` with its repeated column names suffixed (:func:`distinct_names`)."""
+    names = distinct_names(list(df.columns))
+    return df if names == list(df.columns) else df.toDF(*names)
 
 
 def _column(df: DataFrame, name: str) -> str:
