@@ -20,7 +20,9 @@ strand_col, coordinate_system, interval_type, format, on_error);
 ``strand_col=none`` maps no strand column. Paths may not contain commas.
 
 User errors (bad queries, bad input files, bad options) print one line,
-``giql-spark: error: <message>``, to stderr and exit with status 2.
+``giql-spark: error: <message>``, to stderr and exit with status 2; an
+error Spark raises while running the query prints Spark's message the same
+way and exits with status 1.
 
 ``main()`` never stops the SparkSession: when it runs in-process (tests, a
 notebook) the caller's active session is reused and stays usable afterwards.
@@ -155,6 +157,8 @@ def _parser() -> argparse.ArgumentParser:
             "--table", "-t", action="append", default=[], metavar="NAME=PATH[,key=value...]",
             help=f"register a table (repeatable); keys: {', '.join(TABLE_OPTIONS)}",
         )
+        p.add_argument("--quiet", "-q", action="store_true",
+                       help="no progress bar (it is shown on stderr only when stderr is a terminal)")
         spark_options(p)
 
     demo = sub.add_parser("demo", help="run example queries on bundled example data")
@@ -209,9 +213,13 @@ def _print_result(df, limit: int, *, collect_all: bool = False) -> None:
     rows are fetched and the query runs again to count when there are more.
     """
     rows = df.collect() if collect_all else df.limit(limit + 1).collect()
-    print(format_table(df.columns, rows[:limit]))
-    if collect_all or len(rows) > limit:
-        total = len(rows) if collect_all else df.count()
+    total = len(rows) if collect_all or len(rows) <= limit else df.count()
+    _print_rows(df.columns, rows, limit, total, always_count=collect_all)
+
+
+def _print_rows(columns: list[str], rows: list, limit: int, total: int, *, always_count: bool = False) -> None:
+    print(format_table(columns, rows[:limit]))
+    if always_count or total > limit:
         shown = min(limit, total)
         print(f"({total} row{'s' if total != 1 else ''}" + (f", first {shown} shown)" if shown < total else ")"))
 
@@ -237,8 +245,12 @@ def _write_output(df, path: str, kind: str) -> None:
     """Write ``df`` to ``path``: Parquet (a directory), or one .tsv/.csv file with a header row.
 
     An existing ``path`` is replaced (``_output_kind`` has already refused it
-    unless --overwrite was given).
+    unless --overwrite was given). Repeated column names get a suffix
+    (:func:`giql_spark.io.writers.distinct_columns`).
     """
+    from .io.writers import distinct_columns
+
+    df = distinct_columns(df)
     if kind == "parquet":
         if os.path.lexists(path):
             _remove(path)
@@ -316,23 +328,36 @@ def _cmd_demo(args) -> int:
     return 0
 
 
+def _progress(session, args):
+    from .progress import progress
+
+    return progress(session.spark, sys.stderr, enabled=not args.quiet)
+
+
 def _cmd_query(args, tables) -> int:
     kind = _output_kind(args.output, args.overwrite) if args.output else None
     session = _session(args)
-    _register_tables(session, tables)
-    df = session.sql(args.giql)
+    with _progress(session, args):
+        _register_tables(session, tables)
+        df = session.sql(args.giql)
+        if kind:
+            _write_output(df, args.output, kind)
+        else:
+            rows = df.limit(args.limit + 1).collect()
+            total = df.count() if len(rows) > args.limit else len(rows)
     if kind:
-        _write_output(df, args.output, kind)
         print(f"wrote {args.output}", file=sys.stderr)
     else:
-        _print_result(df, args.limit)
+        _print_rows(df.columns, rows, args.limit, total)
     return 0
 
 
 def _cmd_explain(args, tables) -> int:
     session = _session(args)
-    _register_tables(session, tables)
-    print(session.explain(args.giql, analyze=args.analyze))
+    with _progress(session, args):
+        _register_tables(session, tables)
+        text = session.explain(args.giql, analyze=args.analyze)
+    print(text)
     return 0
 
 
@@ -363,6 +388,17 @@ def _is_user_error(exc: ValueError) -> bool:
     return module.split(".")[0] in ("giql_spark", "giql")
 
 
+def _quiet_pyspark_error_log() -> None:
+    """PySpark logs each failed query as a JSON record with the JVM's stack
+    trace before raising it; the command line prints the error as one line."""
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 2 user error).
 
@@ -373,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or argparse's own usage errors (status 2)
         return int(exc.code or 0)
+    _quiet_pyspark_error_log()
     try:
         if args.command == "demo":
             return _cmd_demo(args)
@@ -388,6 +425,15 @@ def main(argv: list[str] | None = None) -> int:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        from .errors import is_spark_error, spark_message
+
+        if not is_spark_error(exc):
+            raise
+        # A failure while Spark ran the query (a bad CAST, a lost executor):
+        # Spark's own message, without its stack trace.
+        print(f"{PROG}: error: {spark_message(exc)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
