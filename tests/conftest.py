@@ -14,22 +14,40 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 SCHEMA = "chrom string, start bigint, `end` bigint, name string, score double, strand string"
 
 
+#: Set (e.g. to ``local[2]``) to run the suite against a Spark Connect
+#: session instead of a classic one; tests/test_connect.py does so for a subset.
+REMOTE = os.environ.get("GIQL_SPARK_TEST_REMOTE")
+CONFIG = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.ui.enabled": "false",
+    "spark.driver.memory": "2g",
+    "spark.sql.adaptive.coalescePartitions.enabled": "true",
+}
+
+
 @pytest.fixture(scope="session")
 def spark():
-    from giql_spark import local_spark
+    if REMOTE:
+        from pyspark.sql import SparkSession
 
-    spark = local_spark(
-        "local[2]",
-        config={
-            "spark.sql.shuffle.partitions": "2",
-            "spark.default.parallelism": "2",
-            "spark.ui.enabled": "false",
-            "spark.driver.memory": "2g",
-            "spark.sql.adaptive.coalescePartitions.enabled": "true",
-        },
-    )
+        builder = SparkSession.builder.remote(REMOTE)
+        for k, v in CONFIG.items():
+            if k.startswith("spark.sql."):  # the others are fixed when the server starts
+                builder = builder.config(k, v)
+        spark = builder.getOrCreate()
+    else:
+        from giql_spark import local_spark
+
+        spark = local_spark("local[2]", config=CONFIG)
     yield spark
     spark.stop()
+
+
+def needs_classic(spark):
+    """Skip a test that reads a classic session's JVM or SparkContext."""
+    if REMOTE:
+        pytest.skip("needs a classic SparkSession")
 
 
 @pytest.fixture()

@@ -119,3 +119,79 @@ def test_malformed_bed(spark, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("giql-spark: error: ")
     assert str(bad) in err and "line 2" in err
+
+
+def test_select_star_written_gets_distinct_names(spark, tmp_path, capsys):
+    """``SELECT *`` over a join repeats chrom, start, ...; files need distinct
+    names, so repeats get DuckDB's suffixes instead of failing to write."""
+    import pyarrow.parquet as pq
+
+    out = str(tmp_path / "pairs.parquet")
+    assert main(["query", "SELECT * FROM peaks p JOIN genes g ON p.interval INTERSECTS g.interval",
+                 *TABLES, "--output", out]) == 0
+    names = pq.read_table(out).column_names
+    assert names[:6] == ["chrom", "start", "end", "name", "score", "strand"]
+    assert names[6:] == ["chrom_1", "start_1", "end_1", "name_1", "score_1", "strand_1"]
+    tsv = str(tmp_path / "pairs.tsv")
+    assert main(["query", "SELECT * FROM peaks p JOIN genes g ON p.interval INTERSECTS g.interval",
+                 *TABLES, "--output", tsv]) == 0
+    with open(tsv) as fh:
+        assert fh.readline().rstrip("\n").split("\t")[6] == "chrom_1"
+
+
+def test_a_spark_error_is_one_line(spark, capsys):
+    assert main(["query", "SELECT CAST(name AS INT) FROM peaks", *TABLES]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("giql-spark: error: ") and "CAST_INVALID_INPUT" in err
+    assert "\n" not in err and "at org.apache" not in err
+
+
+def test_truncated_input_is_one_line(spark, tmp_path, capsys):
+    import gzip
+
+    data = gzip.compress("".join(f"chr1\t{i}\t{i + 5}\n" for i in range(50_000)).encode())
+    path = tmp_path / "cut.bed.gz"
+    path.write_bytes(data[: len(data) // 2])
+    assert main(["query", "SELECT COUNT(*) FROM t", "--table", f"t={path}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"giql-spark: error: {path}: cannot be read") and "\n" not in err
+
+
+class _Terminal:
+    """A stderr that says it is a terminal and keeps what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_bar_on_a_terminal(spark, monkeypatch, capsys, quiet):
+    import sys
+
+    term = _Terminal()
+    monkeypatch.setenv("GIQL_SPARK_PROGRESS_DELAY", "0")
+    monkeypatch.setattr(sys, "stderr", term)
+    # Slow enough for the bar's poll (every 0.2 s) to see a running stage.
+    query = ("SELECT COUNT(*) FROM peaks p JOIN genes g ON p.interval INTERSECTS g.interval "
+             "WHERE reflect('java.lang.Thread', 'sleep', CAST(100 AS BIGINT)) IS NULL OR TRUE")
+    assert main(["query", query, *TABLES, *(["--quiet"] if quiet else [])]) == 0
+    if quiet:
+        assert "tasks" not in term.text
+    else:
+        assert "tasks (" in term.text and "\r" in term.text
+        assert term.text.endswith("\r")  # erased: the result starts on a clean line
+
+
+def test_no_progress_bar_when_not_a_terminal(spark, monkeypatch, capsys):
+    monkeypatch.setenv("GIQL_SPARK_PROGRESS_DELAY", "0")
+    assert main(["query", JOIN, *TABLES]) == 0
+    assert "tasks" not in capsys.readouterr().err

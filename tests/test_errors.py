@@ -76,3 +76,34 @@ def test_odd_column_names_cannot_break_the_sql(session):
     )
     rows = session.sql('SELECT a.name, b."na`me" AS m FROM peaks a JOIN odd b ON a.interval INTERSECTS b.interval').collect()
     assert [tuple(r) for r in rows] == [("p1", "x")]
+
+
+def test_spark_errors_reach_the_user_as_themselves(s):
+    """PySpark logs a failed query through its own logger class; creating that
+    logger first as a plain ``logging.Logger`` turned every later Spark error
+    into ``TypeError: Logger._log() got an unexpected keyword argument``."""
+    import logging
+
+    from pyspark.errors import AnalysisException
+
+    # As in a fresh process: the logger does not exist until giql-spark asks.
+    logging.Logger.manager.loggerDict.pop("SQLQueryContextLogger", None)
+    s.sql("SELECT name FROM peaks").collect()
+    with pytest.raises(AnalysisException, match="UNRESOLVED_COLUMN"):
+        s.spark.sql("SELECT nosuch FROM range(1)").collect()
+    with pytest.raises(Exception, match="CAST_INVALID_INPUT") as info:
+        s.sql("SELECT CAST(name AS INT) AS n FROM peaks").collect()
+    assert not isinstance(info.value, TypeError)
+
+
+def test_truncated_gzip_bed_is_one_line_naming_the_file(s, tmp_path):
+    import gzip
+
+    data = gzip.compress("".join(f"chr1\t{i}\t{i + 5}\tn{i}\n" for i in range(50_000)).encode())
+    path = tmp_path / "cut.bed.gz"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError) as info:
+        s.register("cut", str(path))
+    message = str(info.value)
+    assert "\n" not in message
+    assert str(path) in message and "truncated or corrupt" in message

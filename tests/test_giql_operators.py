@@ -131,6 +131,36 @@ def test_nearest(check, query, tables):
     check(query, tables, min_rows=1)
 
 
+CONVENTIONS = [("0based", "half_open"), ("0based", "closed"), ("1based", "half_open"), ("1based", "closed")]
+NEAREST_OPTIONS = [
+    "k := 3",
+    "k := 2, max_distance := 150",
+    "k := 2, stranded := true",
+    "k := 2, signed := true",
+    "k := 2, stranded := true, signed := true, max_distance := 500",
+]
+
+
+@pytest.mark.parametrize("ref", CONVENTIONS, ids="-".join)
+@pytest.mark.parametrize("target", CONVENTIONS, ids="-".join)
+def test_nearest_every_convention_on_both_sides(check, ref, target):
+    """The reference table's convention used to break the decorrelated form
+    (``unknown table 'a'`` for a 1-based or closed reference)."""
+    tables = {"peaks": peaks(coordinate_system=ref[0], interval_type=ref[1]),
+              "genes": genes(coordinate_system=target[0], interval_type=target[1])}
+    for options in NEAREST_OPTIONS:
+        check("SELECT a.name, b.name AS g, b.distance FROM peaks a CROSS JOIN LATERAL "
+              f"NEAREST(genes, reference := a.interval, {options}) b", tables, min_rows=1)
+    for options in NEAREST_OPTIONS[:2]:
+        check(f"SELECT name, distance FROM NEAREST(genes, reference := 'chr1:150-160', {options})", tables, min_rows=1)
+
+
+def test_nearest_reference_from_a_subquery(check):
+    tables = {"peaks": peaks(coordinate_system="1based", interval_type="closed"), "genes": genes()}
+    check("SELECT a.name, b.name AS g, b.distance FROM (SELECT * FROM peaks WHERE score > 2) a "
+          "CROSS JOIN LATERAL NEAREST(genes, reference := a.interval, k := 2) b", tables, min_rows=1)
+
+
 def test_nearest_does_not_pair_every_row(session, check):
     query = NEAREST[3]
     check(query, T)

@@ -1,0 +1,97 @@
+"""Driver run by tests/test_cluster.py against a standalone master: every
+strategy's count, then the same counts while one executor is killed mid-query.
+
+Usage: ``python cluster_driver.py spark://127.0.0.1:PORT WORKDIR``. Prints one
+JSON line: the expected count and each run's count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import giql_spark as gs
+from giql_spark.kernels.overlap import count_intersects
+
+QUERY = "SELECT COUNT(*) FROM l a JOIN r b ON a.interval INTERSECTS b.interval"
+
+
+def write_side(path: str, n: int, seed: int) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    chrom = np.where(rng.random(n) < 0.6, "chr1", "chr2")
+    start = rng.integers(0, 20_000_000, n)
+    table = pa.table({"chrom": chrom, "start": start, "end": start + rng.integers(0, 3_000, n)})
+    pq.write_table(table, path, row_group_size=50_000)
+    return table
+
+
+def expected_count(left: pa.Table, right: pa.Table) -> int:
+    total = 0
+    for c in ("chr1", "chr2"):
+        lm = left.filter(pa.compute.equal(left["chrom"], c))
+        rm = right.filter(pa.compute.equal(right["chrom"], c))
+        total += int(count_intersects(lm["start"].to_numpy(), lm["end"].to_numpy(),
+                                      rm["start"].to_numpy(), rm["end"].to_numpy()).sum())
+    return total
+
+
+def executor_pids() -> list[int]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [int(line.split()[0]) for line in out.splitlines() if "CoarseGrainedExecutorBackend" in line]
+
+
+def main() -> None:
+    master, work = sys.argv[1], sys.argv[2]
+    left, right = os.path.join(work, "l.parquet"), os.path.join(work, "r.parquet")
+    expected = expected_count(write_side(left, 400_000, 1), write_side(right, 400_000, 2))
+    s = gs.Session(master=master, config={"spark.executor.memory": "1g", "spark.cores.max": "2",
+                                          "spark.sql.shuffle.partitions": "8", "spark.driver.memory": "1g"})
+    s.register("l", left)
+    s.register("r", right)
+    runs = {}
+    for strategy in ("binned", "broadcast", "sweep"):
+        s.options["strategy"] = strategy
+        runs[strategy] = s.sql(QUERY).collect()[0][0]
+    # The naive plan compares every pair per chromosome: a smaller join.
+    small = (QUERY.replace("FROM l a", "FROM (SELECT * FROM l WHERE start < 150000) a")
+             .replace("JOIN r b", "JOIN (SELECT * FROM r WHERE start < 150000) b"))
+    for strategy, key in (("naive", "naive"), ("binned", "naive_check")):
+        s.options["strategy"] = strategy
+        runs[key] = s.sql(small).collect()[0][0]
+
+    killed = []
+    tracker = s.spark.sparkContext.statusTracker()
+
+    def kill_one_when_running() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            infos = [tracker.getStageInfo(i) for i in tracker.getActiveStageIds()]
+            if any(i is not None and i.numActiveTasks > 0 for i in infos):
+                pids = executor_pids()
+                if pids:
+                    os.kill(pids[0], signal.SIGKILL)
+                    killed.append(pids[0])
+                return
+            time.sleep(0.05)
+
+    for strategy in ("binned", "broadcast", "sweep"):
+        s.options["strategy"] = strategy
+        killer = threading.Thread(target=kill_one_when_running)
+        killer.start()
+        runs[f"{strategy}_killed"] = s.sql(QUERY).collect()[0][0]
+        killer.join()
+    print(json.dumps({"expected": expected, "runs": runs, "killed": killed}))
+    s.stop()
+
+
+if __name__ == "__main__":
+    main()
