@@ -56,10 +56,12 @@ def test_a_result_keeps_the_table_it_was_planned_on(spark):
     s.register("y", y1)
     query = "SELECT a.name, b.name AS g FROM x a JOIN y b ON a.interval INTERSECTS b.interval"
     result = s.sql(query)
+    scan = s.sql("SELECT name FROM x WHERE start < 100")
     x2, y2 = _frames(spark, "chr2", 3)
     s.register("x", x2)
     s.register("y", y2)
     assert Counter(map(tuple, result.collect())) == _pairs(x1, y1)
+    assert sorted(r["name"] for r in scan.collect()) == sorted(f"x{i}" for i in range(10))
     assert Counter(map(tuple, s.sql(query).collect())) == _pairs(x2, y2)
 
 
