@@ -232,7 +232,7 @@ def timed_count(runner: Runner, c: Contender, lpath: Path, rpath: Path, timeout:
     import gc
 
     import giql_spark as gs
-    from giql_spark.planner import filestats
+    from giql_spark.planner.stats import filestats
 
     def session():
         s = gs.Session(runner.spark, **c.options)
@@ -254,7 +254,7 @@ def timed_count(runner: Runner, c: Contender, lpath: Path, rpath: Path, timeout:
         t2 = time.perf_counter()
         n = df.collect()[0][0]
         # The optimizer's own work: statistics and the cost-based choice.
-        opt = sum(sum(nd.choice.get("timing", {}).values()) for nd in nodes)
+        opt = sum(b.choice.timing.statistics + b.choice.timing.choice for b in nodes if b.choice.timing)
         return {"register": t1 - t0, "planning": t2 - t1, "optimizer": opt, "rows": n}
 
     t0 = time.perf_counter()
@@ -364,7 +364,7 @@ def build_report(args, cmdline, facts, code, started, ended, load_before, load_a
         "Each profile has two optimizer rows. **cold**: the query planned with nothing cached, as the first "
         "query over those files is (the statistics are read inside the timed run). **cached**: the same, after an "
         "untimed planning of the same query in another Session, so the files' statistics come from the "
-        "process's cache (`giql_spark.planner.filestats`), as for every later query over unchanged files.",
+        "process's cache (`giql_spark.planner.stats.filestats`), as for every later query over unchanged files.",
         "",
         "| profile | statistics | chosen | chosen s | best forced s | regret | planning % | optimizer % "
         "| same choice forced s |",

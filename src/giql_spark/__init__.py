@@ -8,7 +8,7 @@ from .errors import (
     UnknownTableError,
 )
 from .examples import example_path
-from .ops import cluster, complement, count_overlaps, coverage, expand, merge, nearest, overlap, subtract
+from .dataframe import cluster, complement, count_overlaps, coverage, expand, merge, nearest, overlap, subtract
 from .session import Session, local_spark
 
 __version__ = "0.1.0"

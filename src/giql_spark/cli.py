@@ -145,11 +145,16 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def spark_options(p: argparse.ArgumentParser) -> None:
+        from .joins import registry
+
         p.add_argument("--master", help="Spark master URL (default: local[*])")
-        p.add_argument("--strategy", choices=("binned", "broadcast", "sweep", "naive"),
+        p.add_argument("--strategy", choices=sorted(registry.STRATEGIES),
                        help="force an interval-join strategy (default: chosen by the cost model)")
-        p.add_argument("--bin-size", type=_positive_int, help="bin width of the binned strategy")
-        p.add_argument("--tile-size", type=_positive_int, help="genome tile of the sweep strategy")
+        for name, s in registry.STRATEGIES.items():
+            for param in s.params:
+                if param.size:
+                    p.add_argument("--" + param.name.replace("_", "-"), type=_positive_int,
+                                   help=f"{param.name} of the {name} strategy")
 
     def query_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("giql", metavar="GIQL", help="the GIQL query")
@@ -300,8 +305,10 @@ def _session(args):
 
     from .session import Session
 
-    options = {"strategy": getattr(args, "strategy", None), "bin_size": getattr(args, "bin_size", None),
-               "tile_size": getattr(args, "tile_size", None)}
+    from .joins import registry
+
+    options = {"strategy": getattr(args, "strategy", None),
+               **{p: getattr(args, p, None) for p in registry.size_params()}}
     active = SparkSession.getActiveSession() if args.master is None else None
     if active is not None:
         return Session(active, **options)

@@ -47,3 +47,32 @@ def spark_message(exc: BaseException) -> str:
         text = causes[-1] if causes else str(exc)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return first[:500] or type(exc).__name__
+
+
+def from_spark(e: Exception) -> GiqlSparkError:
+    """A Spark analysis error of giql-spark's SQL as one clear line: unknown
+    columns and tables by name, anything else as Spark's message."""
+    cond = ""
+    params: dict = {}
+    try:
+        cond = e.getCondition() or ""
+    except Exception:
+        pass
+    try:
+        params = e.getMessageParameters() or {}
+    except Exception:
+        pass
+    msg = " ".join(str(e).split())
+    if cond.startswith("UNRESOLVED_COLUMN") or cond.startswith("UNRESOLVED_FIELD"):
+        name = params.get("objectName") or params.get("fieldName") or "?"
+        hint = params.get("proposal")
+        return UnknownColumnError(f"unknown column {name}" + (f" (did you mean one of: {hint})" if hint else ""))
+    if cond.startswith("FIELD_NOT_FOUND"):
+        # Columns of joined tables are struct fields after the join rewrite.
+        fields = params.get("fields")
+        return UnknownColumnError(
+            f"unknown column {params.get('fieldName', '?')}" + (f" (columns: {fields})" if fields else "")
+        )
+    if cond.startswith("TABLE_OR_VIEW_NOT_FOUND"):
+        return UnknownTableError(f"unknown table {params.get('relationName', '?')}")
+    return QueryError(msg[:500])

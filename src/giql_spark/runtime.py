@@ -1,30 +1,98 @@
-"""Build the DataFrame of one planned operator from its two input sides."""
+"""Build a plan's results: per node its sides, statistics, choice and operator; then the statement.
+
+Nodes are built in order, each result bound to its placeholder so that later
+sides and the statement read it. Building is lazy: no Spark job runs except
+the statistics the optimizer reads and, unless ``dry_run``, the broadcast
+strategy's collection of its build side.
+"""
 
 from __future__ import annotations
+
+import time
+from collections.abc import Callable
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from . import joins
-from .operators import nearest
+from .errors import from_spark
+from .joins import nearest, registry
 from .joins.spec import quote
-from .planner.rewrite import PhysicalNode
+from .planner.choose import choose
+from .planner.nodes import Built, Choice, IntervalJoin, Nearest, Node, Timing
+from .planner.plan import Plan
+from .planner.stats import SideStats, sides_stats
+from .spark_sql import bound_sql, quiet_query_log
 
-#: Strategies that move whole rows through Python workers. Spark cannot prune
-#: struct fields through ``mapInArrow``, so their sides are pruned first; the
-#: JVM strategies are left to Spark's own nested-column pruning.
-PYTHON_STRATEGIES = ("broadcast", "sweep")
+ReadStats = Callable[[IntervalJoin, DataFrame, DataFrame, int], "tuple[SideStats | None, SideStats | None]"]
 
 
-def build_node(node: PhysicalNode, left: DataFrame, right: DataFrame) -> DataFrame:
-    choice = node.choice
-    if node.kind == "interval_join":
-        if choice["strategy"] in PYTHON_STRATEGIES and node.fields:
-            left, right = prune(left, node.fields), prune(right, node.fields)
-        return joins.plan(left, right, node.spec, choice["strategy"], **choice.get("params", {}))
-    if node.kind == "nearest":
-        return nearest.candidates(left, right, node.spec)
-    raise AssertionError(f"unknown operator kind {node.kind!r}")
+def read_stats(node: IntervalJoin, left: DataFrame, right: DataFrame, tier: int) -> tuple:
+    """Both sides' statistics, read concurrently, not cached."""
+    return tuple(sides_stats([(left, node.spec.left), (right, node.spec.right)], tier=tier))
+
+
+def analyse(spark, sql: str, frames: dict[str, DataFrame]) -> DataFrame:
+    """``sql`` with its placeholders bound; a Spark analysis error becomes one clear line."""
+    try:
+        with quiet_query_log():
+            return bound_sql(spark, sql, frames)
+    except Exception as e:  # AnalysisException and ParseException
+        raise from_spark(e) from None
+
+
+def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, read: ReadStats = read_stats,
+               always_stats: bool = False) -> Choice:
+    """The optimizer's choice for ``node``, with the statistics it read and the time it took."""
+    t0 = time.perf_counter()
+    # A strategy fixed with all its parameters needs no statistics, except to
+    # show the estimates in EXPLAIN.
+    if isinstance(node, IntervalJoin) and (always_stats or not registry.settled(options)):
+        ls, rs = read(node, left, right, int(options.get("stats_tier", 2)))
+    else:
+        ls = rs = None
+    t1 = time.perf_counter()
+    choice = choose(node, options, ls, rs)
+    choice.stats = (ls, rs)
+    choice.timing = Timing(t1 - t0, time.perf_counter() - t1)
+    return choice
+
+
+def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_run: bool = False) -> DataFrame:
+    """The result of ``node`` by the chosen operator."""
+    if isinstance(node, Nearest):
+        return nearest.candidates(left, right, node.spec, dry_run=dry_run)
+    strategy = registry.get(choice.strategy)
+    if strategy.python and node.fields:
+        left, right = prune(left, node.fields), prune(right, node.fields)
+    return strategy.join(left, right, node.spec, dry_run=dry_run, **choice.params)
+
+
+def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, read: ReadStats = read_stats,
+             always_stats: bool = False, dry_run: bool = False) -> Built:
+    choice = choice_for(node, left, right, options, read=read, always_stats=always_stats)
+    return Built(node, choice, build(node, left, right, choice, dry_run=dry_run))
+
+
+def run(spark, plan: Plan, frames: dict[str, DataFrame], options: dict, *, read: ReadStats = read_stats,
+        always_stats: bool = False, dry_run: bool = False) -> tuple[DataFrame, list[Built]]:
+    """The statement's DataFrame and each node as built; ``frames`` binds the
+    registered tables' placeholders."""
+    frames = dict(frames)
+    analysed: dict[str, DataFrame] = {}
+
+    def side(sql: str) -> DataFrame:
+        if sql not in analysed:  # a side read by two nodes is analysed once
+            analysed[sql] = analyse(spark, sql, frames)
+        return analysed[sql]
+
+    built = []
+    for node in plan.nodes:
+        left = node.left.df if node.left.df is not None else side(node.left.sql)
+        right = node.right.df if node.right.df is not None else side(node.right.sql)
+        b = run_node(node, left, right, options, read=read, always_stats=always_stats, dry_run=dry_run)
+        frames[node.name] = b.df
+        built.append(b)
+    return analyse(spark, plan.sql, frames), built
 
 
 def prune(side: DataFrame, fields: dict[str, list[str] | None]) -> DataFrame:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import logging
 import os
 import re
 import sys
@@ -13,18 +12,14 @@ from dataclasses import dataclass
 from importlib import resources
 
 from giql import Table
-from pyspark.logger import PySparkLogger
 from pyspark.sql import DataFrame, SparkSession
 
-from .errors import GiqlSparkError, QueryError, UnknownColumnError, UnknownTableError
-from .language.bind import bind_tables
-from .language.compile import compile_giql
-from .planner.choose import choose
-from .planner.hints import parse_hint
-from .planner.rewrite import PhysicalNode, plan_physical
+from . import runtime
+from .errors import GiqlSparkError, UnknownColumnError, UnknownTableError
+from .language.schema import table_placeholder
+from .planner.nodes import Built, IntervalJoin
+from .planner.plan import Plan, plan
 from .planner.stats import sides_stats
-from .runtime import build_node
-from .spark_sql import bound_sql
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -81,9 +76,11 @@ class Session:
 
     ``Session()`` starts an embedded local Spark (``local[*]``);
     ``Session(spark)`` wraps an existing SparkSession (a cluster, or Spark
-    Connect). Options: ``strategy`` forces an interval-join strategy
-    (``"broadcast"``, ``"binned"``, ``"sweep"``, ``"naive"``), ``bin_size``
-    the binned strategy's bin width, ``tile_size`` the sweep's genome tile,
+    Connect). Options: ``strategy`` forces an interval-join strategy (one of
+    :data:`giql_spark.joins.registry.STRATEGIES`: ``"broadcast"``,
+    ``"binned"``, ``"sweep"``, ``"naive"``), and a strategy's size
+    parameters: ``bin_size`` the binned strategy's bin width, ``tile_size``
+    the sweep's genome tile;
     ``stats_tier`` how much the planner reads about each join side (0:
     Spark's size estimate only; 1: also Parquet footers; 2, the default:
     also a bounded sample of interval widths and chromosomes). A query may
@@ -92,10 +89,15 @@ class Session:
     """
 
     def __init__(self, spark: SparkSession | None = None, *, master: str | None = None,
-                 config: dict | None = None, strategy: str | None = None, bin_size: int | None = None,
-                 tile_size: int | None = None, stats_tier: int = 2):
+                 config: dict | None = None, strategy: str | None = None, stats_tier: int = 2, **params):
+        from .joins import registry
+
+        unknown = sorted(set(params) - set(registry.size_params()))
+        if unknown:
+            raise TypeError(f"Session() got unexpected keyword argument(s) {', '.join(unknown)}; strategy "
+                            f"parameters: {', '.join(registry.size_params())}")
         self.spark = spark if spark is not None else local_spark(master, config=config)
-        self.options: dict = {"strategy": strategy, "bin_size": bin_size, "tile_size": tile_size,
+        self.options: dict = {"strategy": strategy, **dict.fromkeys(registry.size_params()), **params,
                               "stats_tier": stats_tier}
         self._tables: dict[str, Registered] = {}
         self._stats: dict = {}
@@ -229,104 +231,63 @@ class Session:
 
     # -- queries --------------------------------------------------------------
 
-    def _analyse(self, sql: str, frames: dict[str, DataFrame] | None = None) -> DataFrame:
-        try:
-            with _quiet_spark_query_log():
-                return bound_sql(self.spark, sql, frames or {})
-        except Exception as e:  # AnalysisException and ParseException
-            raise _spark_error(e) from None
+    def _plan(self, query: str) -> Plan:
+        """Parse and rewrite ``query`` over the registered tables: no Spark."""
+        return plan(query, {n: r.table for n, r in self._tables.items()},
+                    {n: r.columns for n, r in self._tables.items()})
 
-    def _plan(self, query: str, always_stats: bool = False) -> tuple[str, dict[str, DataFrame], list[PhysicalNode]]:
-        """(the Spark SQL, the DataFrames its placeholders are bound to, the operators)."""
-        query, hint = parse_hint(query)
-        options = {**self.options, **hint}
-        tree = compile_giql(
-            query,
-            {n: r.table for n, r in self._tables.items()},
-            {n: r.columns for n, r in self._tables.items()},
-        )
-        frames = {mark: self._tables[name].df for mark, name in bind_tables(tree, list(self._tables)).items()}
-        # The rewrite reads a side's columns and the build then uses the same
-        # side: analyse each side's SQL once per query.
-        analysed: dict[str, DataFrame] = {}
+    def _execute(self, query: str, *, always_stats: bool = False,
+                 dry_run: bool = False) -> tuple[DataFrame, str, list[Built]]:
+        p = self._plan(query)
+        frames = {table_placeholder(n): r.df for n, r in self._tables.items()}
+        df, built = runtime.run(self.spark, p, frames, {**self.options, **p.options}, read=self._read_stats,
+                                always_stats=always_stats, dry_run=dry_run)
+        return df, p.sql, built
 
-        def side(sql: str) -> DataFrame:
-            if sql not in analysed:
-                analysed[sql] = self._analyse(sql, frames)
-            return analysed[sql]
-
-        def columns_of(sql: str) -> dict[str, list[str]]:
-            return {f.name: list(f.dataType.fieldNames()) for f in side(sql).schema.fields}
-
-        def build(node: PhysicalNode) -> None:
-            left, right = side(node.left.sql), side(node.right.sql)
-            t0 = time.perf_counter()
-            # A strategy fixed with all its parameters needs no statistics,
-            # except to show the estimates in EXPLAIN.
-            if node.kind == "interval_join" and (always_stats or not _settled(options)):
-                ls, rs = self._side_stats([(node.left.sql, left, node.spec.left),
-                                           (node.right.sql, right, node.spec.right)],
-                                          int(options.get("stats_tier", 2)))
-            else:
-                ls = rs = None
-            t1 = time.perf_counter()
-            node.choice = choose(node, options, ls, rs)
-            node.choice["stats"] = (ls, rs)
-            node.choice["timing"] = {"statistics": t1 - t0, "choice": time.perf_counter() - t1}
-            # Building is lazy: no Spark job runs. Later sides and the final
-            # statement read the result through its placeholder.
-            node.df = build_node(node, left, right)
-            frames[node.view] = node.df
-
-        nodes = plan_physical(tree, columns_of, build)
-        return tree.sql(dialect="spark"), frames, nodes
-
-    def _side_stats(self, sides: list[tuple[str, DataFrame, object]], tier: int) -> tuple:
-        """Statistics of each ``(sql, DataFrame, interval)`` side, cached per
-        session until a table is re-registered (Parquet files' own statistics
-        are kept longer, see :mod:`.planner.filestats`)."""
+    def _read_stats(self, node, left: DataFrame, right: DataFrame, tier: int) -> tuple:
+        """Both sides' statistics, cached per session until a table is
+        registered again (Parquet files' own statistics are kept longer, see
+        :mod:`.planner.stats.filestats`)."""
+        sides = [(node.left.sql, left, node.spec.left), (node.right.sql, right, node.spec.right)]
         keys = [(sql, interval, tier) for sql, _, interval in sides]
-        missing = {k: df for k, (_, df, _) in zip(keys, sides) if k not in self._stats}
-        found = sides_stats([(df, k[1]) for k, df in missing.items()], tier=tier)
-        self._stats.update(zip(missing, found))
+        todo = [(k, df, iv) for k, (_, df, iv) in zip(keys, sides) if k not in self._stats]
+        for (k, _, _), st in zip(todo, sides_stats([(df, iv) for _, df, iv in todo], tier=tier)):
+            self._stats[k] = st
         return tuple(self._stats[k] for k in keys)
-
-    def _execute(self, query: str, always_stats: bool = False) -> tuple[DataFrame, str, list[PhysicalNode]]:
-        sql, frames, nodes = self._plan(query, always_stats)
-        return self._analyse(sql, frames), sql, nodes
 
     def sql(self, query: str) -> DataFrame:
         """Run a GIQL query; return a lazy Spark DataFrame."""
         return self._execute(query)[0]
 
     def to_sql(self, query: str) -> str:
-        """The Spark SQL that runs for ``query``.
+        """The Spark SQL that runs for ``query``; planning it runs nothing in Spark.
 
-        Registered tables appear as ``__gs_t_<name>`` and each planned
-        operator's result as ``__giql_spark_v<n>``: placeholders that are
-        bound to DataFrames when the query runs, not session views.
+        Registered tables appear as ``__gs_t_<name>`` and each operator's
+        result as ``__giql_spark_v<n>``: placeholders that are bound to
+        DataFrames when the query runs, not session views.
         """
-        return self._plan(query)[0]
+        return self._plan(query).sql
 
     def explain(self, query: str, analyze: bool = False) -> str:
         """The plan in words, then Spark's plan.
 
         For each interval join: the statistics read for each side (and their
         tier), every strategy's estimated cost with its terms or why it was
-        refused, and the chosen strategy with its parameters. With
-        ``analyze=True`` the query also runs: each join's actual output rows
-        and time, and the whole query's rows and time, are shown next to the
-        estimates.
+        refused, and the chosen strategy with its parameters. Without
+        ``analyze`` nothing runs but the statistics: a broadcast side is not
+        collected. With ``analyze=True`` the query also runs: each join's
+        actual output rows and time, and the whole query's rows and time, are
+        shown next to the estimates.
         """
-        df, sql, nodes = self._execute(query, always_stats=True)
+        df, sql, built = self._execute(query, always_stats=True, dry_run=not analyze)
         out = [f"GIQL: {' '.join(query.split())}", ""]
-        if not nodes:
+        if not built:
             out.append("Interval operators: none (runs as Spark SQL)")
-        for i, node in enumerate(nodes, 1):
-            out.extend(_describe(i, node))
+        for i, b in enumerate(built, 1):
+            out.extend(_describe(i, b))
             if analyze:
                 t0 = time.perf_counter()
-                rows = node.df.count()
+                rows = b.df.count()
                 out.append(f"    actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s (this operator alone)")
         if analyze:
             t0 = time.perf_counter()
@@ -343,82 +304,35 @@ class Session:
         self.spark.stop()
 
 
-def _describe(i: int, node: PhysicalNode) -> list[str]:
-    c = node.choice
-    params = ", ".join(f"{k}={v}" for k, v in c.get("params", {}).items())
+def _describe(i: int, b: Built) -> list[str]:
+    node, c = b.node, b.choice
+    params = ", ".join(f"{k}={v}" for k, v in c.params.items())
     lines = []
-    if node.kind == "interval_join":
+    if isinstance(node, IntervalJoin):
         s = node.spec
         lines.append(
             f"[{i}] interval join: {s.how.upper()} {s.predicate.upper()} "
             f"({', '.join(node.left.aliases)}) x ({', '.join(node.right.aliases)})"
         )
-        lines.append(f"    condition: {s.condition}" + (f" AND {s.residual}" if s.residual else ""))
+        lines.append(f"    condition: {s.describe()}")
     else:
         s = node.spec
         lines.append(f"[{i}] nearest: k={s.k}{' stranded' if s.stranded else ''} "
                      f"targets {s.target[0]} for references {s.reference[0]}")
-    lines.append(f"    strategy: {c['strategy']}" + (f" ({params})" if params else "") + f" — {c['reason']}")
-    stats = c.get("stats") or (None, None)
-    for name, st in zip(("left", "right"), stats):
+    lines.append(f"    strategy: {c.strategy}" + (f" ({params})" if params else "") + f" — {c.reason}")
+    for name, st in zip(("left", "right"), c.stats):
         if st is not None:
             details = st.details()
             lines.append(f"    {name} statistics: {details[0]}")
             lines.extend(f"      {d}" for d in details[1:])
-    if c.get("estimates"):
-        lines.append(f"    estimates ({c['constants']}), cheapest first:")
-        for e in c["estimates"]:
-            mark = "*" if e.strategy == c["strategy"] and not e.refused else "-"
+    if c.estimates:
+        lines.append(f"    estimates ({c.constants}), cheapest first:")
+        for e in c.estimates:
+            mark = "*" if e.strategy == c.strategy and not e.refused else "-"
             lines.append(f"      {mark} {e.describe()}")
-        pairs = c["estimates"][0].pairs
+        pairs = c.estimates[0].pairs
         if pairs is not None:
             lines.append(f"    estimated output pairs: ~{pairs:,.0f}")
-    if c.get("timing"):
-        t = c["timing"]
-        lines.append(f"    optimizer time: statistics {t['statistics']:.3f} s, choice {t['choice']:.3f} s")
+    if c.timing is not None and isinstance(node, IntervalJoin):
+        lines.append(f"    optimizer time: statistics {c.timing.statistics:.3f} s, choice {c.timing.choice:.3f} s")
     return lines
-
-
-@contextlib.contextmanager
-def _quiet_spark_query_log():
-    # PySpark logs every failed query as a multi-line JSON record; the error
-    # is re-raised as one clear line, so the record is only noise. The logger
-    # must be PySpark's own class: PySpark logs through it with keyword
-    # arguments a plain ``logging.Logger`` rejects, and whoever creates a
-    # named logger first fixes its class for the life of the process.
-    log = PySparkLogger.getLogger("SQLQueryContextLogger")
-    level = log.level
-    log.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        log.setLevel(level)
-
-
-def _spark_error(e: Exception) -> GiqlSparkError:
-    cond = ""
-    params: dict = {}
-    with contextlib.suppress(Exception):
-        cond = e.getCondition() or ""
-    with contextlib.suppress(Exception):
-        params = e.getMessageParameters() or {}
-    msg = " ".join(str(e).split())
-    if cond.startswith("UNRESOLVED_COLUMN") or cond.startswith("UNRESOLVED_FIELD"):
-        name = params.get("objectName") or params.get("fieldName") or "?"
-        hint = params.get("proposal")
-        return UnknownColumnError(f"unknown column {name}" + (f" (did you mean one of: {hint})" if hint else ""))
-    if cond.startswith("FIELD_NOT_FOUND"):
-        # Columns of joined tables are struct fields after the join rewrite.
-        fields = params.get("fields")
-        return UnknownColumnError(
-            f"unknown column {params.get('fieldName', '?')}" + (f" (columns: {fields})" if fields else "")
-        )
-    if cond.startswith("TABLE_OR_VIEW_NOT_FOUND"):
-        return UnknownTableError(f"unknown table {params.get('relationName', '?')}")
-    return QueryError(msg[:500])
-
-
-def _settled(options: dict) -> bool:
-    """Whether the options fix the join strategy and every parameter it takes."""
-    strategy = options.get("strategy")
-    return strategy in ("naive", "sweep") or (strategy == "binned" and bool(options.get("bin_size")))

@@ -13,9 +13,12 @@ drops the views it made once the statement is analysed.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
 from collections.abc import Mapping
 
+from pyspark.logger import PySparkLogger
 from pyspark.sql import DataFrame
 
 
@@ -35,3 +38,22 @@ def bound_sql(spark, text: str, frames: Mapping[str, DataFrame]) -> DataFrame:
     names = "|".join(re.escape(n) for n in sorted(used, key=len, reverse=True))
     escaped = re.sub(rf"`({names})`|\b({names})\b", lambda m: "{" + (m.group(1) or m.group(2)) + "}", escaped)
     return spark.sql(escaped, **used)
+
+
+@contextlib.contextmanager
+def quiet_query_log():
+    """Silence PySpark's log of failed queries while the block runs.
+
+    PySpark logs every failed query as a multi-line JSON record; giql-spark
+    re-raises the error as one clear line, so the record is only noise. The
+    logger must be PySpark's own class: PySpark logs through it with keyword
+    arguments a plain ``logging.Logger`` rejects, and whoever creates a named
+    logger first fixes its class for the life of the process.
+    """
+    log = PySparkLogger.getLogger("SQLQueryContextLogger")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)

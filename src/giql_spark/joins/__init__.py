@@ -1,35 +1,27 @@
-"""Physical interval-join strategies, one module each, one signature:
-``join(left, right, spec, **params) -> DataFrame``."""
+"""Physical operators: the interval-join strategies (one module each, listed in
+:mod:`.registry`, one signature ``join(left, right, spec, *, dry_run=False,
+**params) -> DataFrame``), the NEAREST candidate operator (:mod:`.nearest`)
+and count_overlaps (:mod:`.count`). The per-batch work of the Python ones
+is in :mod:`.batch`.
+"""
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
-
-from . import binned, broadcast, naive, sweep
-from .count import count_overlaps
-from .spec import Interval, JoinSpec
-
-STRATEGIES = {
-    "broadcast": broadcast.join,
-    "binned": binned.join,
-    "sweep": sweep.join,
-    "naive": naive.join,
-}
+from .spec import Interval, JoinSpec, NearestSpec
 
 
-def plan(left: DataFrame, right: DataFrame, spec: JoinSpec, strategy: str = "binned", **params) -> DataFrame:
-    """Join ``left`` and ``right`` as ``spec`` says, with the named strategy.
+def __getattr__(name: str):
+    # The registry imports every strategy (and PySpark); modules that only
+    # need the spec or the batch functions do not pay for it.
+    if name in ("plan", "STRATEGIES"):
+        from . import registry
 
-    The output has ``left``'s columns then ``right``'s (``left``'s only for
-    semi and anti joins); rows are those of ``spec``'s semantics, in no order.
-    """
-    try:
-        fn = STRATEGIES[strategy]
-    except KeyError:
-        raise ValueError(
-            f"unknown join strategy {strategy!r}; available: {', '.join(sorted(STRATEGIES))}"
-        ) from None
-    return fn(left, right, spec, **params)
+        return getattr(registry, name)
+    if name == "count_overlaps":
+        from .count import count_overlaps
+
+        return count_overlaps
+    raise AttributeError(name)
 
 
-__all__ = ["plan", "count_overlaps", "JoinSpec", "Interval", "STRATEGIES"]
+__all__ = ["plan", "count_overlaps", "JoinSpec", "Interval", "NearestSpec", "STRATEGIES"]

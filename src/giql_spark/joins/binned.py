@@ -16,7 +16,6 @@ over that id on the single joined result, so the id is computed once per row.
 
 from __future__ import annotations
 
-import sqlglot
 from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 from sqlglot import exp
@@ -32,8 +31,9 @@ _L, _R = "__gs_l", "__gs_r"
 
 def _expanded(view: str, interval, prefix: str, bin_size: int, keep_id: bool) -> str:
     source = f"(SELECT *, monotonically_increasing_id() AS {prefix}id FROM {view})" if keep_id else view
-    lo = f"least({interval.start}, {interval.end})"
-    hi = f"greatest({interval.start}, {interval.end})"
+    _, start, end = interval.text
+    lo = f"least({start}, {end})"
+    hi = f"greatest({start}, {end})"
     # explode_outer keeps rows with a NULL coordinate: they match nothing but
     # an outer join must still return them.
     return (f"(SELECT *, {lo} AS {prefix}lo, "
@@ -42,10 +42,7 @@ def _expanded(view: str, interval, prefix: str, bin_size: int, keep_id: bool) ->
 
 def _struct_root(interval) -> str | None:
     """The column ``s`` when the interval's chromosome is a field ``s.f``."""
-    try:
-        col = sqlglot.parse_one(interval.chrom, read="spark")
-    except sqlglot.errors.ParseError:
-        return None
+    col = interval.chrom
     if isinstance(col, exp.Column) and col.table and not col.args.get("db"):
         return col.table
     return None
@@ -72,10 +69,7 @@ def _flattened(spec: JoinSpec, left: StructType, right: StructType) -> tuple[str
         structs[root] = {f: f"{prefix}f{i}" for i, f in enumerate(fields)}
     if len(structs) < 2:
         return None
-    try:
-        tree = sqlglot.parse_one(spec.full_condition, read="spark")
-    except sqlglot.errors.ParseError:
-        return None
+    tree = spec.full.copy()
     if tree.find(exp.Lambda):
         return None
     for col in list(tree.find_all(exp.Column)):
@@ -105,8 +99,9 @@ def _inner_flat(spec, bin_size, lview, rview, left: StructType, right: StructTyp
                 exprs.append(_quote(name))
                 names.append(_quote(name))
         # Flattened before the explode, so that no struct is copied per bin.
-        flat = (f"SELECT {', '.join(exprs)}, least({interval.start}, {interval.end}) AS {prefix}lo, "
-                f"greatest({interval.start}, {interval.end}) AS {prefix}hi FROM {view}")
+        _, start, end = interval.text
+        flat = (f"SELECT {', '.join(exprs)}, least({start}, {end}) AS {prefix}lo, "
+                f"greatest({start}, {end}) AS {prefix}hi FROM {view}")
         sides.append(f"(SELECT {', '.join(names)}, {prefix}lo, explode(sequence({prefix}lo div {bin_size}, "
                      f"{prefix}hi div {bin_size})) AS {prefix}bin FROM ({flat}))")
     out = []
@@ -158,7 +153,8 @@ def _sql(spec: JoinSpec, bin_size: int, lview: str, rview: str, left: StructType
     return f"SELECT {out} FROM (SELECT *, {', '.join(windows)} FROM ({joined})) WHERE {' OR '.join(keep)}"
 
 
-def join(left: DataFrame, right: DataFrame, spec: JoinSpec, bin_size: int = DEFAULT_BIN_SIZE) -> DataFrame:
+def join(left: DataFrame, right: DataFrame, spec: JoinSpec, bin_size: int = DEFAULT_BIN_SIZE, *,
+         dry_run: bool = False) -> DataFrame:
     if bin_size < 1:
         raise ValueError(f"bin size must be a positive integer, got {bin_size}")
     # One SQL statement: every DataFrame step is a round trip to the JVM and

@@ -23,5 +23,5 @@ _SPARK_HOW = {
 }
 
 
-def join(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
+def join(left: DataFrame, right: DataFrame, spec: JoinSpec, *, dry_run: bool = False) -> DataFrame:
     return left.join(right, F.expr(spec.full_condition), _SPARK_HOW[spec.how])

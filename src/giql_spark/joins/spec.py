@@ -1,13 +1,32 @@
-"""The description of one interval join, shared by every physical strategy."""
+"""The description of one join, shared by every physical operator.
+
+Expressions are sqlglot trees, parsed once where the join is found (or from
+Spark SQL text where a caller builds a spec by hand) and rendered to Spark
+SQL where an operator needs text.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+
+import sqlglot
+from sqlglot import exp
 
 
 def quote(name: str) -> str:
     """A column or field name quoted for Spark SQL."""
     return "`" + name.replace("`", "``") + "`"
+
+
+def expression(value: exp.Expression | str) -> exp.Expression:
+    """``value`` as a sqlglot tree; text is read as Spark SQL."""
+    return value if isinstance(value, exp.Expression) else sqlglot.parse_one(value, read="spark")
+
+
+def spark(e: exp.Expression) -> str:
+    """Spark SQL text of a tree."""
+    return e.sql(dialect="spark")
 
 
 JOIN_TYPES = ("inner", "left", "right", "full", "semi", "anti")
@@ -16,15 +35,25 @@ PREDICATES = ("intersects", "contains", "within")
 
 @dataclass(frozen=True)
 class Interval:
-    """SQL expressions, over one side's columns, for its canonical interval.
+    """Expressions, over one side's columns, for its canonical interval.
 
     ``start`` and ``end`` are 0-based half-open after canonicalization; a
-    1-based or closed table's expressions already carry the offset.
+    1-based or closed table's expressions already carry the offset. Text
+    arguments are read as Spark SQL.
     """
 
-    chrom: str
-    start: str
-    end: str
+    chrom: exp.Expression
+    start: exp.Expression
+    end: exp.Expression
+
+    def __post_init__(self) -> None:
+        for name in ("chrom", "start", "end"):
+            object.__setattr__(self, name, expression(getattr(self, name)))
+
+    @cached_property
+    def text(self) -> tuple[str, str, str]:
+        """Spark SQL of (chrom, start, end)."""
+        return spark(self.chrom), spark(self.start), spark(self.end)
 
 
 @dataclass(frozen=True)
@@ -41,9 +70,9 @@ class JoinSpec:
     left, right
         The canonical interval of each side.
     condition
-        The exact pair predicate in Spark SQL (chromosome equality included).
-        A pair is joined iff ``condition`` and ``residual`` are both true; a
-        NULL coordinate or chromosome makes it false. Every pair satisfying
+        The exact pair predicate (chromosome equality included). A pair is
+        joined iff ``condition`` and ``residual`` are both true; a NULL
+        coordinate or chromosome makes it false. Every pair satisfying
         ``condition`` must have closed hulls ``[min(start,end), max(start,end)]``
         that share a point on the same chromosome: true for INTERSECTS,
         CONTAINS and WITHIN, which is what lets strategies prune by position.
@@ -55,8 +84,8 @@ class JoinSpec:
     predicate: str
     left: Interval
     right: Interval
-    condition: str
-    residual: str | None = None
+    condition: exp.Expression
+    residual: exp.Expression | None = None
     options: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -64,9 +93,41 @@ class JoinSpec:
             raise ValueError(f"join type must be one of {JOIN_TYPES}, got {self.how!r}")
         if self.predicate not in PREDICATES:
             raise ValueError(f"predicate must be one of {PREDICATES}, got {self.predicate!r}")
+        object.__setattr__(self, "condition", expression(self.condition))
+        if self.residual is not None:
+            object.__setattr__(self, "residual", expression(self.residual))
 
-    @property
+    @cached_property
+    def full(self) -> exp.Expression:
+        """``condition AND residual`` as one tree."""
+        if self.residual is None:
+            return exp.Paren(this=self.condition.copy())
+        return exp.and_(exp.Paren(this=self.condition.copy()), exp.Paren(this=self.residual.copy()))
+
+    @cached_property
     def full_condition(self) -> str:
-        if self.residual:
-            return f"({self.condition}) AND ({self.residual})"
-        return f"({self.condition})"
+        """:attr:`full` as Spark SQL."""
+        return spark(self.full)
+
+    def describe(self) -> str:
+        """The condition for EXPLAIN."""
+        return spark(self.condition) + (f" AND {spark(self.residual)}" if self.residual is not None else "")
+
+
+@dataclass(frozen=True)
+class NearestSpec:
+    """Candidate pairs for a correlated NEAREST.
+
+    For each reference (a row of the right side) the result must hold every
+    target (a row of the left side) on the same chromosome — and, when
+    ``stranded``, strand — whose key ``(|distance|, start, end)`` is at most
+    the k-th smallest, NULL distances first as SQL orders them. giql's SQL
+    above the result applies its filters and picks the top k. Each side is
+    named ``(struct column, chrom field, start field, end field, strand
+    field or None)``.
+    """
+
+    k: int
+    stranded: bool
+    target: tuple[str, str, str, str, str | None]
+    reference: tuple[str, str, str, str, str | None]

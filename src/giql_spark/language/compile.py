@@ -3,7 +3,7 @@
 giql's parser, resolver, coordinate canonicalizer and operator expanders run
 unchanged, with :class:`~giql_spark.language.target.SparkTarget` as the target;
 the tree (not the SQL text) is returned because the marks the expanders left
-for the planner live on its nodes.
+for the rules (:mod:`.rules`) live on its nodes.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sqlglot import exp, parse
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import QueryError, QuerySyntaxError, UnknownTableError
-from .stars import expand_star_replace
+from .rules.hint import QUERY
 from .target import SPARK
 
 
@@ -67,11 +67,12 @@ def check_tables(tree: exp.Expression, registered: dict[str, Table]) -> None:
             raise UnknownTableError(f"unknown table {name!r} (registered tables: {have})")
 
 
-def compile_giql(query: str, registered: dict[str, Table], columns: dict[str, list[str]]) -> exp.Expression:
+def compile_giql(query: str, registered: dict[str, Table]) -> exp.Expression:
     """Return the expanded standard-SQL tree for ``query``.
 
     ``registered`` maps table names to their giql :class:`~giql.table.Table`
-    mapping, ``columns`` to their column names in order. Errors: :class:`QuerySyntaxError` (with position),
+    mapping. The root keeps the query text in its meta (for error
+    positions). Errors: :class:`QuerySyntaxError` (with position),
     :class:`UnknownTableError`, or :class:`QueryError` for a query giql
     rejects (its message names the operator or column).
     """
@@ -84,13 +85,13 @@ def compile_giql(query: str, registered: dict[str, Table], columns: dict[str, li
         tree = resolve_operator_refs(tree, tables)
         tree = canonicalize_coordinates(tree, SPARK.capabilities)
         tree = ExpandOperators(SPARK, tables).transform(tree)
-        tree = expand_star_replace(tree, columns)
     except ParseError as e:
         raise QuerySyntaxError(_syntax_message(e, query)) from None
     except (ValueError, TypeError, KeyError, AssertionError) as e:
         raise QueryError(_one_line(str(e)) or type(e).__name__) from None
     except Exception as e:  # giql's ResolutionError and friends
         raise QueryError(_one_line(str(e)) or type(e).__name__) from None
+    tree.meta[QUERY] = query
     return tree
 
 

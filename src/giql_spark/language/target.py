@@ -61,13 +61,23 @@ SPARK = SparkTarget()
 class IntervalPredicate:
     """A column-to-column interval predicate found in the query.
 
-    ``left`` and ``right`` are giql's resolved operands: SQL fragments already
-    in canonical 0-based half-open coordinates, qualified by table alias.
+    ``left`` and ``right`` are giql's resolved operands as (chrom, start, end)
+    expressions, already in canonical 0-based half-open coordinates and
+    qualified by table alias; they are parsed here, once.
     """
 
     op: str  # "intersects" | "contains" | "within"
-    left: ResolvedColumn
-    right: ResolvedColumn
+    left: tuple[exp.Expression, exp.Expression, exp.Expression]
+    right: tuple[exp.Expression, exp.Expression, exp.Expression]
+
+    def aliases(self) -> tuple[set[str], set[str]]:
+        """The table aliases each operand's chromosome reads."""
+        return ({c.table for c in self.left[0].find_all(exp.Column) if c.table},
+                {c.table for c in self.right[0].find_all(exp.Column) if c.table})
+
+
+def _operand(col: ResolvedColumn) -> tuple[exp.Expression, exp.Expression, exp.Expression]:
+    return tuple(maybe_parse(f, dialect=GIQLDialect) for f in (col.chrom, col.start, col.end))
 
 
 def _column_predicate(op: str, generic):
@@ -77,7 +87,7 @@ def _column_predicate(op: str, generic):
         right = res.column("expression") if res is not None else None
         left = res.column("this") if res is not None else None
         if right is not None and left is not None:
-            result.meta[INTERVAL_PREDICATE] = IntervalPredicate(op, left, right)
+            result.meta[INTERVAL_PREDICATE] = IntervalPredicate(op, _operand(left), _operand(right))
         return result
 
     return expand
@@ -176,9 +186,8 @@ def _tag_contains_point(node: exp.Expression, interval: tuple, point: tuple) -> 
     ``interval`` is (chrom, start, end) and ``point`` (chrom, pos) as column
     nodes; the point is the zero-width hull [pos, pos].
     """
-    frag = lambda c: c.sql(dialect=GIQLDialect)  # noqa: E731
-    holder = ResolvedColumn(frag(interval[0]), frag(interval[1]), frag(interval[2]), None, None)
-    dot = ResolvedColumn(frag(point[0]), frag(point[1]), frag(point[1]), None, None)
+    holder = tuple(c.copy() for c in interval)
+    dot = (point[0].copy(), point[1].copy(), point[1].copy())
     wrapped = exp.Paren(this=node.copy())
     wrapped.meta[INTERVAL_PREDICATE] = IntervalPredicate("contains", holder, dot)
     return wrapped

@@ -30,8 +30,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import constants as constants_mod
-from ..joins.sweep import DEFAULT_TILE_SIZE
-from .cost import Shape, alternatives, binned, shape
+from ..joins import registry
+from .cost import Shape, binned, shape
 
 #: The chromosomes the generated data lives on (hg38 chr1-22, X; Mb).
 _CHROMS = {f"chr{i}": n for i, n in enumerate(
@@ -63,16 +63,21 @@ BIN_GRID = {"uniform": (2_000, 10_000, 50_000, 200_000, 1_000_000),
 
 
 def runs(rows: int) -> list[tuple[str, str, int, int, dict]]:
-    """(strategy, profile, left rows, right rows, options) measured."""
+    """(strategy, profile, left rows, right rows, options) measured: the
+    binned join at each bin size of :data:`BIN_GRID`, every other strategy
+    of the registry at the sizes its entry gives (at full size for most: a
+    Python worker's fixed cost would dominate a small run, and the factor
+    must describe the sizes where the choice matters), on the profiles its
+    entry names."""
     out = []
     for profile, sizes in BIN_GRID.items():
         out.extend(("binned", profile, rows, rows, {"strategy": "binned", "bin_size": b}) for b in sizes)
-    # At full size: a Python worker's fixed cost would dominate a small run,
-    # and the factor must describe the sizes where the choice matters.
-    for profile in BIN_GRID:
-        out.append(("sweep", profile, rows, rows, {"strategy": "sweep"}))
-        out.append(("broadcast", profile, rows, max(1, rows // 10), {"strategy": "broadcast"}))
-    out.append(("naive", "uniform", 2_000, 2_000, {"strategy": "naive"}))
+    for name, strategy in registry.STRATEGIES.items():
+        if name == "binned":
+            continue
+        nl, nr = strategy.calibration(rows)
+        for profile in strategy.calibration_profiles or tuple(BIN_GRID):
+            out.append((name, profile, nl, nr, {"strategy": name}))
     return out
 
 
@@ -132,8 +137,8 @@ def calibrate(session, rows: int = 1_000_000, repeats: int = 3, log=print) -> di
             session.options.update(options)
             try:
                 # As EXPLAIN does: statistics even though the strategy is forced.
-                _, _, nodes = session._plan(QUERY, always_stats=True)
-                ls, rs = nodes[0].choice["stats"]
+                _, _, built = session._execute(QUERY, always_stats=True, dry_run=True)
+                ls, rs = built[0].choice.stats
                 seconds = _measure(session, QUERY, repeats)
             finally:
                 session.options.update(strategy=None, bin_size=None)
@@ -163,9 +168,8 @@ def calibrate(session, rows: int = 1_000_000, repeats: int = 3, log=print) -> di
     ratios: dict[str, list[float]] = {}
     rows_done = []
     for strategy, profile, nl, nr, options, seconds, sh in measured:
-        est = next(e for e in alternatives(sh, unscaled, "inner",
-                                           DEFAULT_TILE_SIZE, bin_size=options.get("bin_size"))
-                   if e.strategy == strategy)
+        entry = registry.get(strategy)
+        est = entry.cost(sh, unscaled, "inner", entry.given(options))
         ratios.setdefault(strategy, []).append(seconds / est.seconds)
         rows_done.append({"strategy": strategy, "profile": profile, "left_rows": nl, "right_rows": nr,
                           "params": {k: v for k, v in options.items() if k != "strategy"},

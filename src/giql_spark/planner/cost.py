@@ -32,7 +32,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .stats import Chroms, SideStats
+from .stats.model import Chroms, SideStats
 
 #: Bin sizes the binned strategy may get (clamped to this range).
 BIN_SIZES = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000,
@@ -209,11 +209,33 @@ def naive(sh: Shape, c: dict) -> Estimate:
     return est
 
 
-def alternatives(sh: Shape, c: dict, how: str, tile_size: int, bin_size: int | None = None) -> list[Estimate]:
-    """Every strategy's estimate, cheapest feasible first; the binned one at
-    ``bin_size`` when given, else at the best bin size."""
-    first = binned(sh, c, int(bin_size)) if bin_size else best_binned(sh, c)
-    out = [first, broadcast(sh, c, how), sweep(sh, c, tile_size), naive(sh, c)]
+# Each strategy's cost in the registry's form: ``(shape, constants, join type,
+# given parameters) -> Estimate``; what is not given is chosen here.
+
+
+def binned_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
+    """At the given bin size, else at the one that minimises the estimate."""
+    return binned(sh, c, int(given["bin_size"])) if given.get("bin_size") else best_binned(sh, c)
+
+
+def broadcast_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
+    return broadcast(sh, c, how)
+
+
+def sweep_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
+    return sweep(sh, c, int(given["tile_size"]))
+
+
+def naive_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
+    return naive(sh, c)
+
+
+def alternatives(sh: Shape, c: dict, how: str, costs: dict) -> list[Estimate]:
+    """Every strategy's estimate, cheapest feasible first.
+
+    ``costs`` maps each strategy's name to ``(cost function, given parameters)``.
+    """
+    out = [cost(sh, c, how, given) for cost, given in costs.values()]
     k = sh.output_pairs()
     for e in out:
         e.pairs = k

@@ -149,7 +149,7 @@ def complement(df: DataFrame, view_df=None, view_name_col: str = "name", cols=No
             right=Interval(field("r", VC), field("r", VS), field("r", VE)),
             condition=overlap_sql("l", (c, s, e), "r", rcols),
         )
-        joined = interval_join(left, right, spec, strategy_options(strategy, bin_size, tile_size))
+        joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
         l, r = F.col("l"), F.col("r")
         pieces = joined.select(
             *[r.getField(x).alias(x) for x in (VC, VN, VS, VE)],
@@ -199,7 +199,7 @@ def subtract(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, *,
         right=Interval(field("r", VC), field("r", GS), field("r", GE)),
         condition=overlap_sql("l", c1, "r", (VC, GS, GE)),
     )
-    joined = interval_join(packed(a, "l"), holes, spec, strategy_options(strategy, bin_size, tile_size))
+    joined = interval_join(packed(a, "l"), holes, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
     l, r = F.col("l"), F.col("r")
     types = {f.name: f.dataType for f in df1.schema.fields}
     chrom, start, end = c1

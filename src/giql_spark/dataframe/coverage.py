@@ -38,7 +38,7 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     # suffices and pairs fewer rows than bioframe's overlap would.
     spec = JoinSpec(how="left", predicate="intersects", left=side_interval("l", c1),
                     right=side_interval("r", c2), condition=strict_overlap_sql("l", c1, "r", c2))
-    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size, tile_size))
+    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
     l, r = F.col("l"), F.col("r")
     # least/greatest skip NULLs: an unpaired row must add nothing, not its own length.
     bases = F.when(r.isNotNull(), F.least(l.getField(c1[2]), r.getField(c2[2]))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from .stats import SAMPLE_ROWS, SideStats, from_sample
+from .model import SAMPLE_ROWS, SideStats, from_sample
 
 #: Sides up to this size may get a uniform sample (one scan); larger ones their head.
 SCAN_BYTES = 256 * 1024 * 1024
@@ -22,10 +22,11 @@ ROW_BYTES = 40
 
 
 def spark_sample_stats(df: DataFrame, interval, size: int | None) -> SideStats | None:
+    chrom, start, end = interval.text
     cols = df.select(
-        F.expr(interval.chrom).cast("string").alias("c"),
-        F.expr(interval.start).cast("long").alias("s"),
-        F.expr(interval.end).cast("long").alias("e"),
+        F.expr(chrom).cast("string").alias("c"),
+        F.expr(start).cast("long").alias("s"),
+        F.expr(end).cast("long").alias("e"),
     )
     fraction = min(1.0, SAMPLE_ROWS / max(1, (size or 0) // ROW_BYTES))
     uniform = size is not None and size <= SCAN_BYTES and fraction < 1.0

@@ -16,12 +16,11 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-import sqlglot
 from sqlglot import exp
 
-from ..io.formats import local_path
+from ...io.formats import local_path
 from . import filestats
-from .stats import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order
+from .model import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order
 
 #: Row groups read for the tier-2 sample, spread over the files.
 SAMPLE_GROUPS = 3
@@ -33,11 +32,8 @@ GROUP_ROWS = 32_768
 def interval_columns(interval) -> tuple[str, str, str] | None:
     """The file column behind each of chrom, start and end, or None."""
     names = []
-    for text in (interval.chrom, interval.start, interval.end):
-        try:
-            cols = list(sqlglot.parse_one(text, read="spark").find_all(exp.Column))
-        except sqlglot.errors.ParseError:
-            return None
+    for e in (interval.chrom, interval.start, interval.end):
+        cols = list(e.find_all(exp.Column))
         if len(cols) != 1:
             return None
         names.append(cols[0].name)

@@ -1,7 +1,7 @@
 """nearest: the k closest df2 intervals of every df1 interval (bioframe's ``closest``).
 
 Candidates come from the operator GIQL's NEAREST runs on,
-:func:`giql_spark.operators.nearest.candidates`: per chromosome (and strand)
+:func:`giql_spark.joins.nearest.candidates`: per chromosome (and strand)
 a sorted index finds each query's k nearest targets in compiled code. Its
 distance calls two intervals overlapping only when they share a base, while
 bioframe lets a zero-length interval overlap the interval it sits at the
@@ -23,8 +23,8 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
-from ..operators.nearest import candidates
-from ..planner.rewrite import NearestSpec
+from ..joins.spec import NearestSpec
+from .engine import nearest_candidates
 from .frames import (
     MAX_COORD,
     checked,
@@ -123,7 +123,7 @@ def nearest(df1: DataFrame, df2: DataFrame, k: int = 1, max_distance: int | None
     targets = targets.unionByName(_sentinels(refs, targets))
     spec = NearestSpec(k=k, stranded=False, target=("t", "key", "s", "e", None),
                        reference=("r", "key", "s", "e", None))
-    pairs = candidates(targets.withColumnRenamed("x", "t"), refs.withColumnRenamed("x", "r"), spec)
+    pairs = nearest_candidates(targets.withColumnRenamed("x", "t"), refs.withColumnRenamed("x", "r"), spec)
 
     r, t = F.col("r").getField("row"), F.col("t").getField("row")
     s1, e1 = r.getField(c1[1]), r.getField(c1[2])

@@ -1,39 +1,19 @@
-"""Statistics the planner reads about a join side, cheapest first.
+"""What the planner knows about a join side, as plain values: no Spark.
 
-Tier 0: Spark's own estimate of a plan's size in bytes (:mod:`.plan_facts`,
-which asks a classic session's JVM and a Spark Connect session through
-``explain``); nothing is scanned. Sources Spark cannot size report
-``spark.sql.defaultSizeInBytes`` (effectively infinite), which reads as
-unknown.
-
-Tier 1 (:mod:`.footers`): when a side is one scan of local Parquet files, their
-footers: exact row count, row groups, min/max of the interval columns and
-declared sorting columns. No data page is read.
-
-Tier 2: a bounded sample of the interval columns, from which come the width
-distribution (median, p95, p99, mean, coefficient of variation), rows per
-chromosome, each chromosome's extent and whether the rows are sorted by
-(chromosome, start). Parquet sides sample up to three row groups spread over
-their files (:mod:`.footers`); other sides a Spark sample of at most
-:data:`SAMPLE_ROWS` rows (:mod:`.sample`). Any failure falls back to the
-cheaper tier: statistics only ever make the choice better informed, and
-``SideStats.notes`` says which facts are missing and why.
-Rows with a NULL chromosome or coordinate join nothing and are not counted.
+:class:`SideStats` holds one side's statistics (tier, rows, size, interval
+widths, rows and extent per chromosome, sortedness, and what could not be
+read); :func:`from_sample` computes them from sampled Arrow columns. Rows with
+a NULL chromosome or coordinate join nothing and are not counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-from pyspark.sql import DataFrame
-from pyspark.util import inheritable_thread_target
 
-from .plan_facts import plan_facts
+from ...kernels import coords
 
 #: The most rows a tier-2 sample holds.
 SAMPLE_ROWS = 300_000
@@ -162,47 +142,6 @@ class SideStats:
         return out
 
 
-def side_stats(df: DataFrame, interval=None, *, tier: int = 2) -> SideStats:
-    """The statistics of ``df`` up to ``tier``; ``interval`` (a
-    :class:`~giql_spark.joins.spec.Interval` over ``df``'s columns) is needed
-    for tiers 1 and 2. What could not be read, and why, is in ``notes``."""
-    facts = plan_facts(df, files=interval is not None and tier >= 1)
-    base = SideStats(facts.size, rows=facts.rows, notes=tuple(facts.notes))
-    if interval is None or tier < 1:
-        return base
-    from . import footers, sample
-
-    found, why = None, ""
-    if facts.single_scan:
-        try:
-            found, why = footers.parquet_stats(facts.files or [], interval, facts.size, sample=tier >= 2)
-        except Exception as e:  # unreadable footers: keep the cheaper tier
-            why = f"footers: could not be read ({type(e).__name__}: {' '.join(str(e).split())[:120]})"
-    if found is not None:
-        return replace(found, notes=base.notes)
-    base = replace(base, notes=base.notes + ((why,) if why else ()))
-    if tier < 2:
-        return base
-    try:
-        found = sample.spark_sample_stats(df, interval, facts.size)
-    except Exception as e:  # a failing sample: keep the cheaper tier
-        return replace(base, notes=base.notes + (f"sample: failed ({type(e).__name__})",))
-    return replace(found, notes=base.notes) if found is not None else base
-
-
-def sides_stats(sides: list[tuple[DataFrame, object]], *, tier: int = 2) -> list[SideStats]:
-    """:func:`side_stats` of each ``(DataFrame, interval)``, read concurrently:
-    one side's file reads overlap the other's and the JVM round trips."""
-    if len(sides) < 2:
-        return [side_stats(df, interval, tier=tier) for df, interval in sides]
-    # The threads inherit the caller's Spark properties (job group, tags), so a
-    # sampling job stays part of the caller's work.
-    read = inheritable_thread_target(sides[0][0].sparkSession)(side_stats)
-    with ThreadPoolExecutor(len(sides)) as pool:
-        running = [pool.submit(read, df, interval, tier=tier) for df, interval in sides]
-        return [f.result() for f in running]
-
-
 def from_sample(size: int | None, rows: int | None, chrom, start, end,
                 *, tier: int, source: str, sorted_: bool | None) -> SideStats:
     """Tier-2 statistics from sampled Arrow columns, scaled to ``rows``.
@@ -236,33 +175,13 @@ def chrom_codes(chrom) -> tuple[np.ndarray, np.ndarray]:
     """(per row, the index of its chromosome in the sorted distinct names or -1
     for NULL; those names), through dictionary codes: no string is decoded
     per row."""
-    chrom = _array(chrom)
-    if not pa.types.is_dictionary(chrom.type):
-        chrom = pc.dictionary_encode(chrom.cast(pa.string()))
-    names, remap = np.unique(np.array([str(x) for x in chrom.dictionary.to_pylist()], dtype=str),
-                             return_inverse=True)
-    codes = chrom.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    if len(remap):
-        codes = np.where(codes >= 0, remap.reshape(-1)[np.maximum(codes, 0)], -1)
-    return codes, names
+    return coords.chrom_codes(chrom, sorted_names=True)
 
 
 def _columns(chrom, start, end) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(chromosome codes as :func:`chrom_codes`, the names, start, end) of the non-NULL rows."""
-    codes, names = chrom_codes(chrom)
-    start, end = _array(start), _array(end)
-    ok = (codes >= 0) & pc.and_(start.is_valid(), end.is_valid()).to_numpy(zero_copy_only=False)
-    s = start.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)[ok]
-    e = end.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)[ok]
-    return codes[ok], names, s, e
-
-
-def _array(a) -> pa.Array:
-    if isinstance(a, pa.ChunkedArray):
-        return a.combine_chunks() if a.num_chunks != 1 else a.chunk(0)
-    if isinstance(a, pa.Array):
-        return a
-    return pa.array(a)
+    c = coords.coords(chrom, start, end, sorted_names=True)
+    return c.codes[c.valid], c.names, c.a[c.valid], c.b[c.valid]
 
 
 def _human(n: float) -> str:

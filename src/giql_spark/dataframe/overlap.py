@@ -101,7 +101,7 @@ def overlap(df1: DataFrame, df2: DataFrame, how: str = "left", return_overlap=Fa
     left = packed(checked(df1, c1, "df1", op), "l")
     right = packed(checked(df2, c2, "df2", op), "r")
     spec = overlap_spec(_HOW[how], c1, c2, on)
-    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size, tile_size))
+    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
     out = unpacked("l", df1.columns, s1)
     if pairs:
         out += unpacked("r", df2.columns, s2)
@@ -144,7 +144,7 @@ def count_overlaps(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, on=No
     left = packed(a, "l", F.monotonically_increasing_id().alias(ID))
     right = packed(b, "r")
     spec = overlap_spec("left", c1, c2, on)
-    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size, tile_size))
+    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
     counted = joined.groupBy(ID).agg(F.first("l").alias("l"), F.count("r").alias("count"))
     return counted.select(*unpacked("l", df1.columns, ""), "count")
 

@@ -1,6 +1,7 @@
 """What Spark's own plan says about a join side: size, shape, input files.
 
-This is the one place the planner reads Spark's plans. A classic session is
+This is the one module that reads Spark's internals (a classic session's
+JVM through Py4J); everything else uses public APIs. A classic session is
 asked through its JVM (the analysed logical plan: one round trip, nothing is
 optimized or run). A Spark Connect session has no JVM on the client, so the
 same facts come from public calls: ``DataFrame.explain(mode="cost")`` prints
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame
 
-from ..spark_sql import is_connect
+from ...spark_sql import is_connect
 
 #: Spark reports a size it cannot estimate as ``spark.sql.defaultSizeInBytes``
 #: (Long.MaxValue by default); anything this large reads as unknown.

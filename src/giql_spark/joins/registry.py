@@ -1,0 +1,122 @@
+"""The interval-join strategies, one entry each.
+
+An entry names the strategy's join function (one signature:
+``join(left, right, spec, *, dry_run=False, **params) -> DataFrame``), its
+cost function in :mod:`giql_spark.planner.cost`, its parameters with their
+defaults, and whether rows cross into Python workers. The chooser, EXPLAIN,
+calibration, query hints, the command line and the DataFrame API all read
+this table, so adding a strategy means one module, its cost, and one entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..planner import cost
+from . import binned, broadcast, naive, sweep
+
+
+@dataclass(frozen=True)
+class Param:
+    """A strategy parameter.
+
+    ``chosen``: the cost model picks it when it is not given (a bin size, a
+    build side); otherwise ``default`` applies. ``size``: a positive integer
+    a session option, a query hint and the command line may set.
+    ``shown``: listed in the choice's parameters even when it is the default.
+    """
+
+    name: str
+    default: object = None
+    chosen: bool = False
+    size: bool = False
+    shown: bool = True
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    join: Callable
+    cost: Callable
+    params: tuple[Param, ...] = ()
+    #: Rows cross into Python workers: Spark cannot prune struct fields through
+    #: ``mapInArrow``, so the sides are pruned to the fields a statement reads first.
+    python: bool = False
+    #: ``(left rows, right rows)`` ``giql-spark calibrate`` times it at, for a
+    #: base size, and on which of its data profiles (None: all).
+    calibration: Callable[[int], tuple[int, int]] = lambda n: (n, n)
+    calibration_profiles: tuple[str, ...] | None = None
+    summary: str = ""
+
+    def given(self, options: dict) -> dict:
+        """The parameters ``options`` fix, plus the defaults of those the model does not choose."""
+        out = {}
+        for p in self.params:
+            if options.get(p.name) is not None:
+                out[p.name] = options[p.name]
+            elif not p.chosen and p.default is not None:
+                out[p.name] = p.default
+        return out
+
+    def settled(self, options: dict) -> bool:
+        """Whether ``options`` fix every parameter the model would choose."""
+        return all(options.get(p.name) is not None for p in self.params if p.chosen)
+
+    def params_for(self, options: dict, estimate=None) -> dict:
+        """The parameters to run with: given, else chosen by ``estimate``, else the default."""
+        out = {}
+        for p in self.params:
+            if options.get(p.name) is not None:
+                out[p.name] = int(options[p.name]) if p.size else options[p.name]
+            elif estimate is not None and p.name in estimate.params:
+                value = estimate.params[p.name]
+                if p.shown or value != p.default:
+                    out[p.name] = value
+            elif p.default is not None and p.shown:
+                out[p.name] = p.default
+        return out
+
+
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
+    Strategy("binned", binned.join, cost.binned_cost,
+             (Param("bin_size", binned.DEFAULT_BIN_SIZE, chosen=True, size=True),),
+             summary="intervals expanded to fixed-size bins; an equi-join on (chromosome, bin) in the JVM"),
+    Strategy("broadcast", broadcast.join, cost.broadcast_cost,
+             (Param("build", "right", chosen=True, shown=False),), python=True,
+             calibration=lambda n: (n, max(1, n // 10)),
+             summary="the small side indexed and shipped to every task; the other side probes it in Python"),
+    Strategy("sweep", sweep.join, cost.sweep_cost,
+             (Param("tile_size", sweep.DEFAULT_TILE_SIZE, size=True),), python=True,
+             summary="both sides cut into genome tiles, sorted and swept per tile in Python"),
+    Strategy("naive", naive.join, cost.naive_cost, calibration=lambda n: (2_000, 2_000),
+             calibration_profiles=("uniform",),
+             summary="Spark's own join: a nested loop per chromosome"),
+)}
+
+
+def get(name: str) -> Strategy:
+    try:
+        return STRATEGIES[name]
+    except KeyError:
+        raise ValueError(f"unknown join strategy {name!r}; available: {', '.join(sorted(STRATEGIES))}") from None
+
+
+def size_params() -> tuple[str, ...]:
+    """The size parameters any strategy takes (``bin_size``, ``tile_size``)."""
+    return tuple(dict.fromkeys(p.name for s in STRATEGIES.values() for p in s.params if p.size))
+
+
+def settled(options: dict) -> bool:
+    """Whether ``options`` force a strategy and every parameter it would have chosen."""
+    name = options.get("strategy")
+    return name in STRATEGIES and STRATEGIES[name].settled(options)
+
+
+def plan(left, right, spec, strategy: str = "binned", **params):
+    """Join ``left`` and ``right`` as ``spec`` says, with the named strategy.
+
+    The output has ``left``'s columns then ``right``'s (``left``'s only for
+    semi and anti joins); rows are those of ``spec``'s semantics, in no order.
+    """
+    return get(strategy).join(left, right, spec, **params)

@@ -1,0 +1,41 @@
+"""The rewrite rules, in the order they run.
+
+Each rule is a pure function ``(tree, schema) -> tree`` in its own module,
+in the style of sqlglot's optimizer: it may change the tree in place and
+returns it. The :class:`~giql_spark.language.schema.Schema` gives every
+relation's columns without Spark, so the rules run (and are tested) without
+a session. Rules that take work over for an operator record a plan node on
+the root; :func:`giql_spark.language.relations.plan_nodes` lists them.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..schema import Schema
+from .bind import bind_tables
+from .ctes import prune_ctes
+from .exists import exists_to_semi
+from .hint import read_hints
+from .interval_join import extract_interval_joins
+from .nearest import extract_nearest
+from .qualify import qualify
+from .stars import expand_star_replace
+
+RULES = (
+    read_hints,              # INTERVAL_JOIN hints -> options on the root
+    expand_star_replace,     # * REPLACE (...) -> explicit columns
+    bind_tables,             # registered tables -> placeholders bound at run time
+    exists_to_semi,          # [NOT] EXISTS over an interval predicate -> SEMI/ANTI join
+    qualify,                 # bare columns of statements with interval joins -> alias.column
+    extract_nearest,         # correlated NEAREST -> Nearest node
+    extract_interval_joins,  # interval joins -> IntervalJoin nodes
+    prune_ctes,              # CTEs only replaced joins read -> dropped
+)
+
+
+def rewrite(tree: exp.Expression, schema: Schema, rules=RULES) -> exp.Expression:
+    """Apply ``rules`` to ``tree`` in order."""
+    for rule in rules:
+        tree = rule(tree, schema)
+    return tree

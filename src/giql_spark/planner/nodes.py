@@ -1,0 +1,112 @@
+"""Typed plan nodes: what the rules found, and what the optimizer chose for it.
+
+The rules (:mod:`giql_spark.language.rules`) replace each interval join and
+each correlated NEAREST of a statement with a placeholder table and record
+the operator as an :class:`IntervalJoin` or a :class:`Nearest`; the
+DataFrame API builds the same nodes from DataFrames. The optimizer gives each
+node a :class:`Choice`; the runtime builds its result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..joins.spec import JoinSpec, NearestSpec
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+#: Per alias, its fields (None where not known, or, in ``fields``, where the row is used whole).
+Fields = dict[str, "list[str] | None"]
+
+
+@dataclass
+class Side:
+    """One input of an operator: one struct column per alias, each holding a
+    relation's row.
+
+    ``sql`` is Spark SQL whose table names may be placeholders bound when it
+    runs; the DataFrame API gives ``df`` instead. ``scope`` lists each
+    struct's fields, as far as they are known without Spark.
+    """
+
+    sql: str | None
+    aliases: list[str]
+    scope: Fields = field(default_factory=dict)
+    df: DataFrame | None = None
+
+
+@dataclass
+class IntervalJoin:
+    """Join ``left`` and ``right`` as ``spec`` says; the statement reads the
+    result through the placeholder ``name``."""
+
+    name: str
+    left: Side
+    right: Side
+    spec: JoinSpec
+    #: Per alias of either side, the fields the statement reads, or None for
+    #: the whole row; a strategy that moves rows through Python drops the rest.
+    fields: Fields = field(default_factory=dict)
+
+    @property
+    def output(self) -> Fields:
+        """The result's struct columns and their fields."""
+        if self.spec.how in ("semi", "anti"):
+            return dict(self.left.scope)
+        return {**self.left.scope, **self.right.scope}
+
+
+@dataclass
+class Nearest:
+    """The k-nearest candidate pairs under a correlated NEAREST: targets on
+    the left, references on the right (see :class:`~giql_spark.joins.spec.NearestSpec`)."""
+
+    name: str
+    left: Side
+    right: Side
+    spec: NearestSpec
+
+    @property
+    def output(self) -> Fields:
+        return {**self.left.scope, **self.right.scope}
+
+
+Node = IntervalJoin | Nearest
+
+
+@dataclass
+class Timing:
+    """Seconds the optimizer spent on one node."""
+
+    statistics: float = 0.0
+    choice: float = 0.0
+
+
+@dataclass
+class Choice:
+    """The physical strategy for a node, with its parameters and why.
+
+    ``estimates`` lists every strategy's :class:`~giql_spark.planner.cost.Estimate`,
+    cheapest feasible first (empty when a side's size is unknown);
+    ``constants`` says whether the cost constants are the shipped defaults or
+    a calibration; ``stats`` are the two sides' statistics when they were read.
+    """
+
+    strategy: str
+    params: dict = field(default_factory=dict)
+    reason: str = ""
+    estimates: list = field(default_factory=list)
+    constants: str = ""
+    stats: tuple = (None, None)
+    timing: Timing | None = None
+
+
+@dataclass
+class Built:
+    """A node, the choice made for it and its result."""
+
+    node: Node
+    choice: Choice
+    df: DataFrame

@@ -1,0 +1,36 @@
+"""From GIQL text to a plan, without Spark: parse, apply the rules, collect the nodes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from giql import Table
+
+from ..language.compile import compile_giql
+from ..language.relations import plan_nodes
+from ..language.rules import rewrite
+from ..language.rules.hint import OPTIONS
+from ..language.schema import Schema
+from .nodes import Node
+
+
+@dataclass
+class Plan:
+    """The Spark SQL of a statement and the operators it reads.
+
+    ``sql`` names registered tables and operator results by placeholders
+    (see :mod:`giql_spark.language.rules.bind`) that are bound to DataFrames
+    when it runs; ``nodes`` are in the order they must be built; ``options``
+    are what the query's hints set.
+    """
+
+    sql: str
+    nodes: list[Node] = field(default_factory=list)
+    options: dict = field(default_factory=dict)
+
+
+def plan(query: str, tables: dict[str, Table], columns: dict[str, list[str]]) -> Plan:
+    """Plan ``query`` over the registered ``tables`` (giql mappings) whose
+    columns, in order, are ``columns``."""
+    tree = rewrite(compile_giql(query, tables), Schema(columns))
+    return Plan(tree.sql(dialect="spark"), plan_nodes(tree), dict(tree.meta.get(OPTIONS, {})))
