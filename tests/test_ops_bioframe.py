@@ -460,16 +460,16 @@ def test_bad_coordinates_fail_the_job_with_one_line(spark):
 
 
 def test_join_ops_use_the_planner_choice(spark, monkeypatch):
-    from giql_spark.ops import engine
+    from giql_spark import runtime
 
     seen = []
-    real = engine.joins.plan
+    real = runtime.build
 
-    def spy(left, right, spec, strategy, **params):
-        seen.append((strategy, params))
-        return real(left, right, spec, strategy, **params)
+    def spy(node, left, right, choice, **kw):
+        seen.append((choice.strategy, choice.params))
+        return real(node, left, right, choice, **kw)
 
-    monkeypatch.setattr(engine.joins, "plan", spy)
+    monkeypatch.setattr(runtime, "build", spy)
     # Both are tiny once their statistics are read: a range by Spark's estimate, rows
     # from Python by the sample that reads them all. Forced strategies win.
     sized = spark.range(3).selectExpr("'chr1' AS chrom", "id AS start", "id + 2 AS `end`")

@@ -8,8 +8,9 @@ from giql_spark.joins.spec import Interval, JoinSpec
 from giql_spark.planner import cost
 from giql_spark.planner.choose import BROADCAST_BYTES, choose
 from giql_spark.planner.constants import DEFAULTS
-from giql_spark.planner.hints import parse_hint
-from giql_spark.planner.rewrite import PhysicalNode, Side
+from giql_spark.language.compile import parse_giql
+from giql_spark.language.rules.hint import OPTIONS, QUERY, read_hints
+from giql_spark.planner.nodes import IntervalJoin, Side
 from giql_spark.planner.stats import SideStats, Widths
 
 IV = Interval("a.chrom", "a.start", "a.end")
@@ -19,7 +20,7 @@ DEFAULT = (dict(DEFAULTS), "shipped defaults")
 
 def node(how="inner"):
     spec = JoinSpec(how, "intersects", IV, Interval("b.chrom", "b.start", "b.end"), "TRUE")
-    return PhysicalNode("v", "interval_join", Side("", ["a"]), Side("", ["b"]), spec)
+    return IntervalJoin("v", Side("", ["a"]), Side("", ["b"]), spec)
 
 
 def side(rows, widths, genome=HG, seed=0):
@@ -52,23 +53,23 @@ def pick(left, right, how="inner", options=None, constants=DEFAULT):
 )
 def test_unknown_sizes_fall_back_to_rules(left, right, expected):
     choice = pick(SideStats(left), SideStats(right))
-    assert choice["strategy"] == expected
-    assert choice["estimates"] == []
+    assert choice.strategy == expected
+    assert choice.estimates == []
     if expected == "binned":
-        assert choice["params"] == {"bin_size": 100_000}
+        assert choice.params == {"bin_size": 100_000}
 
 
 def test_tiny_inputs_run_as_plain_sql():
     choice = pick(SideStats(1_000), SideStats(2_000))
-    assert choice["strategy"] == "naive"
-    assert choice["reason"].startswith("lowest estimated cost")
+    assert choice.strategy == "naive"
+    assert choice.reason.startswith("lowest estimated cost")
 
 
 def test_plain_sql_is_refused_above_tiny_even_when_estimated_cheapest():
     consts = dict(DEFAULTS, nested_pair=0.0, fixed_jvm=0.0, fixed_binned=10.0)
     choice = pick(side(50_000, uniform_widths()), side(50_000, uniform_widths()), constants=(consts, "test"))
-    assert choice["strategy"] != "naive"
-    naive = next(e for e in choice["estimates"] if e.strategy == "naive")
+    assert choice.strategy != "naive"
+    naive = next(e for e in choice.estimates if e.strategy == "naive")
     assert naive.refused and "tiny" in naive.refused
 
 
@@ -77,14 +78,14 @@ def test_plain_sql_is_refused_above_tiny_even_when_estimated_cheapest():
 
 def test_large_uniform_joins_are_binned_with_a_bin_near_the_widths():
     choice = pick(side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths(seed=1)))
-    assert choice["strategy"] == "binned"
-    assert 1_000 <= choice["params"]["bin_size"] <= 200_000
+    assert choice.strategy == "binned"
+    assert 1_000 <= choice.params["bin_size"] <= 200_000
 
 
 def test_wider_intervals_get_wider_bins():
     narrow = pick(side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths(seed=1)))
     wide = pick(side(1_000_000, heavy_widths()), side(1_000_000, heavy_widths(seed=1)))
-    assert wide["params"]["bin_size"] > narrow["params"]["bin_size"]
+    assert wide.params["bin_size"] > narrow.params["bin_size"]
 
 
 def test_output_pairs_follow_density_and_widths():
@@ -97,19 +98,19 @@ def test_output_pairs_follow_density_and_widths():
 def test_broadcast_is_refused_above_the_memory_budget():
     consts = dict(DEFAULTS, broadcast_budget_bytes=1_000_000)
     choice = pick(side(1_000_000, uniform_widths()), side(100_000, uniform_widths()), constants=(consts, "test"))
-    est = next(e for e in choice["estimates"] if e.strategy == "broadcast")
+    est = next(e for e in choice.estimates if e.strategy == "broadcast")
     assert est.refused and "budget" in est.refused
-    assert choice["strategy"] != "broadcast"
+    assert choice.strategy != "broadcast"
 
 
 def test_broadcast_wins_when_python_is_cheap_and_indexes_the_small_side():
     consts = dict(DEFAULTS, python_row=1e-9, python_pair=1e-9, build_row=1e-9, fixed_python=0.0)
     small, large = side(1_000, uniform_widths()), side(10_000_000, uniform_widths())
     inner = pick(small, large, constants=(consts, "test"))
-    assert inner["strategy"] == "broadcast" and inner["params"] == {"build": "left"}
+    assert inner.strategy == "broadcast" and inner.params == {"build": "left"}
     # A LEFT join preserves every left row, so only the right side may be indexed.
     left = pick(small, large, how="left", constants=(consts, "test"))
-    assert all(e.params.get("build") != "left" for e in left["estimates"] if e.strategy == "broadcast")
+    assert all(e.params.get("build") != "left" for e in left.estimates if e.strategy == "broadcast")
 
 
 def test_sweep_wins_for_heavy_tails_when_the_shuffle_dominates():
@@ -117,16 +118,16 @@ def test_sweep_wins_for_heavy_tails_when_the_shuffle_dominates():
                   build_row=1e-3)
     choice = pick(side(2_000_000, heavy_widths()), side(2_000_000, heavy_widths(seed=1)),
                   constants=(consts, "test"))
-    assert choice["strategy"] == "sweep"
+    assert choice.strategy == "sweep"
 
 
 def test_estimates_are_sorted_cheapest_feasible_first():
     choice = pick(side(1_000_000, heavy_widths()), side(1_000_000, heavy_widths(seed=1)))
-    ests = choice["estimates"]
+    ests = choice.estimates
     assert {e.strategy for e in ests} == {"binned", "broadcast", "sweep", "naive"}
     feasible = [e.seconds for e in ests if not e.refused]
     assert feasible == sorted(feasible)
-    assert ests[0].strategy == choice["strategy"]
+    assert ests[0].strategy == choice.strategy
     assert all(e.pairs == ests[0].pairs for e in ests)
 
 
@@ -136,22 +137,30 @@ def test_estimates_are_sorted_cheapest_feasible_first():
 def test_session_options_win_and_the_model_fills_the_rest():
     stats = side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths())
     forced = pick(*stats, options={"strategy": "sweep", "tile_size": 1000})
-    assert (forced["strategy"], forced["params"]) == ("sweep", {"tile_size": 1000})
-    assert forced["reason"] == "set by the session"
+    assert (forced.strategy, forced.params) == ("sweep", {"tile_size": 1000})
+    assert forced.reason == "set by the session"
     # A bin size alone is costed as given; the model still compares strategies.
     sized = pick(*stats, options={"bin_size": 777})
-    binned_est = next(e for e in sized["estimates"] if e.strategy == "binned")
-    free_est = next(e for e in pick(*stats)["estimates"] if e.strategy == "binned")
+    binned_est = next(e for e in sized.estimates if e.strategy == "binned")
+    free_est = next(e for e in pick(*stats).estimates if e.strategy == "binned")
     assert binned_est.params == {"bin_size": 777} and binned_est.seconds > free_est.seconds
     both = pick(*stats, options={"strategy": "binned", "bin_size": 777})
-    assert both["params"] == {"bin_size": 777}
+    assert both.params == {"bin_size": 777}
     model_bin = pick(*stats, options={"strategy": "binned"})
-    assert model_bin["params"]["bin_size"] == pick(*stats)["params"]["bin_size"]
+    assert model_bin.params["bin_size"] == pick(*stats).params["bin_size"]
 
 
 def test_unknown_strategy_is_refused():
     with pytest.raises(ValueError, match="unknown join strategy 'fast'"):
         pick(SideStats(1), SideStats(1), options={"strategy": "fast"})
+
+
+def parse_hint(query: str) -> tuple[str, dict]:
+    """(the statement without INTERVAL_JOIN hints, the options they set), by the hint rule."""
+    tree = parse_giql(query)
+    tree.meta[QUERY] = query
+    tree = read_hints(tree, None)
+    return tree.sql(), tree.meta.get(OPTIONS, {})
 
 
 def test_query_hint_is_parsed_and_removed():
@@ -161,3 +170,8 @@ def test_query_hint_is_parsed_and_removed():
     assert parse_hint("SELECT 1") == ("SELECT 1", {})
     with pytest.raises(QuerySyntaxError, match="INTERVAL_JOIN hint at position 7.*'bin_size=-3'"):
         parse_hint("SELECT /*+ INTERVAL_JOIN(bin_size=-3) */ 1")
+    # Another Spark hint stays; a hint written elsewhere is read from its comment.
+    q, opts = parse_hint("SELECT /*+ BROADCAST(b), INTERVAL_JOIN(sweep) */ * FROM a JOIN b ON a.x = b.x")
+    assert opts["strategy"] == "sweep" and "BROADCAST(b)" in q and "INTERVAL_JOIN" not in q
+    q, opts = parse_hint("SELECT * FROM a /*+ INTERVAL_JOIN(tile_size=7) */ JOIN b ON a.x = b.x")
+    assert opts["tile_size"] == 7 and "INTERVAL_JOIN" not in q

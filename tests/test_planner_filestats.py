@@ -7,7 +7,7 @@ import pytest
 
 import giql_spark as gs
 from giql_spark.joins.spec import Interval
-from giql_spark.planner import filestats, footers
+from giql_spark.planner.stats import filestats, footers
 from giql_spark.planner.stats import side_stats, sides_stats
 
 IV = Interval("a.`chrom`", "a.`start`", "a.`end`")

@@ -10,7 +10,7 @@ import pytest
 from sqlglot import parse_one
 
 from data import genes, peaks
-from giql_spark.planner.rewrite import _fields_read
+from giql_spark.language.rules.interval_join import fields_read as _fields_read
 from test_giql_operators import JOINS
 
 T = {"peaks": peaks(), "genes": genes()}
@@ -57,3 +57,29 @@ def test_fields_read_per_alias():
     assert _fields_read(parse_one(q, dialect="spark"), cols) == {"a": ["name"], "b": ["Score", "info"]}
     q = "SELECT b.*, COUNT(*) FROM v"
     assert _fields_read(parse_one(q, dialect="spark"), cols) == {"a": [], "b": None}
+
+
+@pytest.mark.parametrize("strategy", ["broadcast", None])
+def test_planning_runs_no_spark_job(session, tmp_path, strategy):
+    """to_sql() plans without Spark; explain() without analyze reads statistics
+    (from Parquet footers: no job) and builds no broadcast side."""
+    from conftest import needs_classic
+
+    needs_classic(session.spark)
+    for name, t in T.items():
+        session.spark.createDataFrame(t.rows, t.schema).write.parquet(str(tmp_path / name))
+        session.register(name, str(tmp_path / name), format="parquet")
+    session.options["strategy"] = strategy
+    q = "SELECT a.name, b.name AS g FROM peaks a JOIN genes b ON a.interval INTERSECTS b.interval"
+    sc = session.spark.sparkContext
+    tracker = sc.statusTracker()
+    group = f"giql-spark-planning-{strategy}"
+    sc.setJobGroup(group, "planning only")
+    try:
+        assert "__giql_spark_v" in session.to_sql(q)
+        assert "strategy:" in session.explain(q)
+        assert list(tracker.getJobIdsForGroup(group)) == []
+        session.sql(q).collect()  # running it does launch jobs, which the tracker sees
+        assert list(tracker.getJobIdsForGroup(group))
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
