@@ -78,6 +78,9 @@ class Interval:
 
     def __post_init__(self) -> None:
         lo, hi, lo_open, hi_open = self.lo, self.hi, self.lo_open, self.hi_open
+        if not isinstance(lo, sym.Sym) and not isinstance(hi, sym.Sym):
+            _numeric_normalize(self, lo, hi, lo_open, hi_open)
+            return
         if isinstance(lo, sym.Sym) and sym.size(lo) > MAX_END_SIZE:
             lo = -INF
         if isinstance(hi, sym.Sym) and sym.size(hi) > MAX_END_SIZE:
@@ -116,6 +119,8 @@ class Interval:
 
     def with_integer(self, integer: bool) -> Interval:
         """The same set, marked (and normalized) as integer-valued or not."""
+        if integer == self.integer:
+            return self
         return Interval(self.lo, self.hi, self.lo_open, self.hi_open, integer)
 
     # -- predicates ---------------------------------------------------------
@@ -320,6 +325,23 @@ def _pick(a, a_open: bool, b, b_open: bool, larger: bool, tie_open: str):
     if sym.le(b, a) is True:
         return ((a, a_open and tie) if larger else (b, b_open and tie))
     return (sym.maximum([a, b]) if larger else sym.minimum([a, b])), False
+
+
+def _numeric_normalize(iv: Interval, lo, hi, lo_open: bool, hi_open: bool) -> None:
+    """The fast path of ``Interval.__post_init__`` for numeric ends (the same rules)."""
+    if iv.integer:
+        if lo != -INF and lo != INF:
+            lo, lo_open = (math.floor(lo) + 1 if lo_open else math.ceil(lo)), False
+        if hi != INF and hi != -INF:
+            hi, hi_open = (math.ceil(hi) - 1 if hi_open else math.floor(hi)), False
+    lo_open = lo_open or lo == -INF
+    hi_open = hi_open or hi == INF
+    if lo > hi or lo == INF or hi == -INF or (lo == hi and (lo_open or hi_open)):
+        lo, hi, lo_open, hi_open = INF, -INF, True, True
+    object.__setattr__(iv, "lo", lo)
+    object.__setattr__(iv, "hi", hi)
+    object.__setattr__(iv, "lo_open", lo_open)
+    object.__setattr__(iv, "hi_open", hi_open)
 
 
 def _integer_end(end, is_open: bool, upper: bool):

@@ -391,13 +391,44 @@ class _Folder:
 
 
 def _rebuild(node: Node, kids: list) -> Node:
+    return rebuild(node, kids)
+
+
+def rebuild(node: Node, kids) -> Node:
+    """A node like ``node`` with operands ``kids`` (in the order of :func:`children`)."""
+    kids = list(kids)
+    if isinstance(node, (Col, Const)):
+        return node
     if isinstance(node, (Add, Sub)):
         return type(node)(kids[0], kids[1])
     if isinstance(node, Cmp):
         return Cmp(node.op, kids[0], kids[1])
     if isinstance(node, Scale):
         return Scale(node.factor, kids[0])
-    return type(node)(kids[0])
+    if isinstance(node, IsNull):
+        return IsNull(kids[0], node.negated)
+    if isinstance(node, (Neg, Abs, Not)):
+        return type(node)(kids[0])
+    if isinstance(node, Between):
+        return Between(*kids)
+    if isinstance(node, Or):
+        return Or(tuple(kids), node.label)
+    if isinstance(node, (Greatest, Least, And)):
+        return type(node)(tuple(kids))
+    if isinstance(node, Case):
+        pairs = tuple((kids[2 * i], kids[2 * i + 1]) for i in range(len(node.whens)))
+        return Case(pairs, kids[-1])
+    raise TypeError(f"not a node: {node!r}")
+
+
+def replace(node: Node, target: Node, replacement: Node) -> Node:
+    """``node`` with every subtree equal to ``target`` replaced by ``replacement``."""
+    if node == target:
+        return replacement
+    kids = children(node)
+    if not kids:
+        return node
+    return rebuild(node, [replace(k, target, replacement) for k in kids])
 
 
 def may_be_null(node: Node) -> bool:
