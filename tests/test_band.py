@@ -532,3 +532,84 @@ def test_an_unusable_conjunct_is_ignored_when_another_gives_a_band():
     band = derive_band(parse("b.pos BETWEEN a.start AND a.start + 5 AND a.x * b.y > 5"), {"a"}, {"b"})
     assert isinstance(band, Band)
     assert [u.sql() for u in band.used] == ["b.pos BETWEEN a.start AND a.start + 5"]
+
+
+# -- random conditions --------------------------------------------------------
+
+_A = ["a.start", 'a."end"', "a.pos"]
+_B = ["b.start", 'b."end"', "b.pos"]
+
+
+def _terms():
+    leaf = st.sampled_from(_A + _B) | st.integers(-3, 3).map(str)
+    return st.recursive(leaf, lambda t: st.one_of(
+        st.tuples(t, st.integers(-3, 3)).map(lambda p: f"({p[0]} + {p[1]})"),
+        st.tuples(st.sampled_from([-2, -1, 0, 2]), t).map(lambda p: f"{p[0]} * {p[1]}"),
+        st.tuples(t, t).map(lambda p: f"ABS({p[0]} - {p[1]})"),
+        st.tuples(t, t).map(lambda p: f"GREATEST({p[0]}, {p[1]})"),
+        st.tuples(t, t).map(lambda p: f"LEAST({p[0]}, {p[1]})"),
+    ), max_leaves=3)
+
+
+def _conditions():
+    ops = st.sampled_from(["<", "<=", ">", ">=", "=", "<>"])
+    small = st.integers(-3, 4)
+    atom = st.one_of(
+        st.tuples(_terms(), ops, _terms()).map(" ".join),
+        st.tuples(_terms(), _terms(), _terms()).map(lambda p: f"{p[0]} BETWEEN {p[1]} AND {p[2]}"),
+        st.tuples(ops, small).map(lambda p: f"{{D}} {p[0]} {p[1]}"),
+        st.tuples(small, small).map(lambda p: f"{{D}} BETWEEN {min(p)} AND {max(p)}"),
+    )
+    return st.recursive(atom, lambda f: st.one_of(
+        st.tuples(f, f).map(lambda p: f"({p[0]} AND {p[1]})"),
+        st.tuples(f, f).map(lambda p: f"({p[0]} OR {p[1]})"),
+        f.map(lambda p: f"NOT ({p})"),
+        f.map(lambda p: f"a.chrom = b.chrom AND {p}"),
+    ), max_leaves=4)
+
+
+def fuzz(examples: int, seeds: int, derandomize: bool = True, max_distances: int = 9) -> dict:
+    seen = {"bands": 0, "true": 0}
+
+    @settings(PROPERTY, max_examples=examples, derandomize=derandomize)
+    @given(_conditions().filter(lambda sql: sql.count("{D}") <= max_distances),
+           st.builds(Dist, st.booleans(), st.booleans(), st.booleans(), st.booleans()))
+    def check(sql, dist):
+        shape = Shape(sql, dist if "{D}" in sql else None)
+        band = shape.band()
+        if not isinstance(band, Band):
+            return
+        seen["bands"] += 1
+        condition = shape.condition()
+        cond, comp = compile_sql(condition), Compiled.of(band)
+        state = {"true": 0, "with_null": 0, "columns": set()}
+        for seed in range(seeds):
+            rnd = random.Random(seed)
+            check_pairs(cond, comp, make_rows(rnd, "a"), make_rows(rnd, "b"), state)
+        seen["true"] += state["true"]
+
+    check()
+    return seen
+
+
+def test_random_conditions_that_give_a_band_are_sound():
+    # Kept small for the suite's speed; run fuzz(1500, 8, derandomize=False)
+    # by hand for a deeper search (done while writing this: no violation).
+    seen = fuzz(examples=20, seeds=6, max_distances=1)
+    assert seen["bands"] >= 10 and seen["true"] >= 200, seen
+
+
+def test_condition_dag_prunes_streaming_state():
+    # From the newest a.start seen (1e6), the lowest b.end that can still match.
+    from math import inf
+
+    from giql_spark.planner.band import condition_dag
+    from giql_spark.planner.intervals import Interval, column_range
+    cond = parse("a.chrom = b.chrom AND a.\"end\" + 2000 > b.start AND a.start - 2000 < b.\"end\" AND a.strand = '+'")
+    dag = condition_dag(cond, {"a"}, {"b"})
+    assert column_range(dag, {"a.start": Interval(1_000_000, inf)}, "b.end") == Interval(998_001, inf, integer=True)
+    # DISTANCE: its CASE is expanded; overlapping b end after a.start, upstream
+    # ones within 1000 of it, downstream ones start (so end) after a.end.
+    dist = condition_dag(Dist().marked('b.start <= b."end" AND {D} <= 1000'), {"a"}, {"b"})
+    got = column_range(dist, {"a.start": Interval(1_000_000, inf), "a.end": Interval(1_000_000, inf)}, "b.end")
+    assert got == Interval(999_001, inf, integer=True)

@@ -24,7 +24,7 @@ from giql_spark.planner.intervals import (Abs, Add, And, Between, Case, Cmp, Col
 from giql_spark.planner.intervals import symbolic as sym
 
 I = Interval
-FAST = settings(max_examples=100, deadline=None, derandomize=True,
+FAST = settings(max_examples=60, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 SLOW = settings(FAST, max_examples=70)
 

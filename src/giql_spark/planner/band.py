@@ -46,22 +46,31 @@ The argument needs ``P``, ``Q``, ``L``, ``H`` to be non-NULL. Spark's
 GREATEST / LEAST skip NULL arguments and a CASE (DISTANCE) falls through a
 NULL condition, so a condition can be TRUE while some of its columns are
 NULL — ``GREATEST(a.start, b.start) < LEAST(a.end, b.end)`` with ``a.start``
-NULL holds for every ``b`` with ``b.start < least(a.end, b.end)``. The
-derivation therefore enumerates which of the columns that can be NULL in a
-TRUE pair are NULL (a column is skipped when its being NULL alone makes the
-condition never TRUE, as in any plain comparison), folds those NULLs into the
-condition (:func:`.intervals.nodes.fold`), and derives facts for every such
-case. The hull ends are the LEAST / GREATEST (NULL-skipping) over all cases'
-terms; a term found only in a case with NULLs is wrapped in ``CASE WHEN
-<those columns> IS NULL THEN term END``, so rows without those NULLs ignore
-it. A case in which a row can match without limit on one side (e.g. the
-example above: ``a`` is unbounded below) gets the end ``±HULL_INF``
-(``2**60``), guarded the same way, and :attr:`Band.unbounded` is set: a
-strategy that expands hulls into bins must clip such ends to the data. A key
-is kept only if it is implied in every case; one implied only when its
-values are non-NULL (DISTANCE's chromosome: giql's CASE computes a distance
-when a chromosome is NULL) is reported in :attr:`Band.nullable_keys`
-instead.
+NULL holds for every ``b`` with ``b.start < least(a.end, b.end)``, however
+small ``b.start`` is. The derivation therefore splits into cases by which
+columns are NULL (a column is left out when its being NULL alone makes the
+condition never TRUE, as in any plain comparison), folds each case's NULLs
+into the condition (:func:`.intervals.nodes.fold`) and derives facts for
+every case that can be TRUE.
+
+Each hull end is the NULL-skipping LEAST / GREATEST of terms. The case with
+no NULLs gives plain terms, so a row without NULLs gets exactly that case's
+hull. Another case's terms are wrapped in ``CASE WHEN <its NULL columns of
+the term's side> IS NULL THEN term END``; where that would be no guard at all
+and the term is new, or where the case has no fact of a kind (a row matches
+without limit, as ``a`` above is unbounded below), the end on the side whose
+columns are NULL in the case becomes ``±HULL_INF`` (``2**60``) under that
+guard instead, and :attr:`Band.unbounded` is set: a strategy that expands
+hulls into bins must clip such ends to the data. This keeps the argument
+whole: in a TRUE pair, the case that holds has its terms active and non-NULL
+(every case is checked to have one in each end; one is added where missing),
+so ``P <= P_case <= H_case <= H`` and ``L <= L_case <= Q_case <= Q`` as
+before; any other term is NULL (skipped) or merely widens an end.
+
+A key is kept only if it is implied in every case; one implied only when its
+values are non-NULL — DISTANCE's chromosome, since giql's CASE goes on to
+compute a distance when a chromosome is NULL — is reported in
+:attr:`Band.nullable_keys` instead.
 
 Types
 -----
@@ -78,21 +87,17 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from fractions import Fraction
 
-import sqlglot
-from giql.dialect import GIQLDialect
 from sqlglot import exp
 
-from .bandsql import DISTANCE_META, HULL_INF, Converter, Leaves, Unusable, render_node, render_sym
+from .bandfacts import Deriver, Facts
+from .bandsql import DISTANCE_META, HULL_INF, Converter, Leaves, Unusable, display, render_node, render_sym
 from .intervals import symbolic as sym
-from .intervals.graph import propagate
-from .intervals.interval import INF, Interval
-from .intervals.nodes import (TRUE, Abs, Add, And, Cmp, Col, Const, Greatest, Least, Neg, Node, Or, Scale, Sub,
-                              can_be_true, columns, fold, walk)
+from .intervals.interval import INF
+from .intervals.nodes import TRUE, And, Cmp, Col, Node, can_be_true, columns, fold
 from .intervals.present import present_form
 
-__all__ = ["DISTANCE_META", "HULL_INF", "Band", "Blocked", "DistanceMark", "Hull", "derive_band"]
+__all__ = ["DISTANCE_META", "HULL_INF", "Band", "Blocked", "DistanceMark", "Hull", "condition_dag", "derive_band"]
 
 #: The most columns that may be NULL in a TRUE pair; each combination is one case.
 MAX_NULLABLE = 8
@@ -175,11 +180,6 @@ class Blocked:
     reason: str
 
 
-def parse_fragment(text: str) -> exp.Expression:
-    """A DISTANCE mark's SQL fragment (giql dialect) as a sqlglot expression."""
-    return sqlglot.maybe_parse(text, dialect=GIQLDialect)
-
-
 def conjuncts(node: exp.Expression) -> list[exp.Expression]:
     """The top-level AND operands of ``node`` (through parentheses)."""
     while isinstance(node, exp.Paren):
@@ -187,204 +187,6 @@ def conjuncts(node: exp.Expression) -> list[exp.Expression]:
     if isinstance(node, exp.And):
         return conjuncts(node.this) + conjuncts(node.expression)
     return [node]
-
-
-# -- facts ------------------------------------------------------------------
-
-
-@dataclass
-class _Facts:
-    """What one formula implies: keys, and facts P <= H (upper) and L <= Q (lower).
-
-    ``p``/``q`` hold right-side bounds, ``h``/``l`` left-side ones; joined
-    branches append theirs. ``upper`` / ``lower`` say every branch had a fact
-    of that kind. ``unrelated`` is the SQL of an OR whose branches bound
-    different expressions (not used then).
-    """
-
-    keys: frozenset = frozenset()
-    p: list = field(default_factory=list)
-    h: list = field(default_factory=list)
-    q: list = field(default_factory=list)
-    l: list = field(default_factory=list)  # noqa: E741
-    upper: bool = False
-    lower: bool = False
-    unrelated: str | None = None
-
-    @property
-    def complete(self) -> bool:
-        return self.upper and self.lower
-
-
-def _sym_of(node: Node):
-    """A numeric DAG node as a symbolic bound, or None (a CASE)."""
-    if isinstance(node, Col):
-        return sym.var(node)
-    if isinstance(node, Const):
-        number = isinstance(node.value, (int, float, Fraction)) and not isinstance(node.value, bool)
-        return node.value if number else None
-    if isinstance(node, (Add, Sub)):
-        a, b = _sym_of(node.left), _sym_of(node.right)
-        if a is None or b is None:
-            return None
-        return sym.add(a, b) if isinstance(node, Add) else sym.add(a, sym.neg(b))
-    if isinstance(node, Neg):
-        a = _sym_of(node.arg)
-        return None if a is None else sym.neg(a)
-    if isinstance(node, Scale):
-        a = _sym_of(node.arg)
-        return None if a is None else sym.scale(a, node.factor)
-    if isinstance(node, Abs):
-        a = _sym_of(node.arg)
-        return None if a is None else sym.maximum([a, sym.neg(a)])
-    if isinstance(node, (Greatest, Least)):
-        parts = [_sym_of(x) for x in node.args]
-        if any(x is None for x in parts):
-            return None
-        return sym.maximum(parts) if isinstance(node, Greatest) else sym.minimum(parts)
-    return None
-
-
-class _Deriver:
-    """Derives :class:`_Facts` of NULL-free formulas, with a cache (cases repeat formulas)."""
-
-    def __init__(self, leaves: Leaves):
-        self.leaves = leaves
-        self.cache: dict = {}
-        self.propagated_cache: dict = {}
-
-    def key(self, atom: Node) -> tuple | None:
-        """(left, right) of an equality between one side's and the other side's expressions."""
-        if not isinstance(atom, Cmp) or atom.op != "=":
-            return None
-        sides = (self.leaves.side(atom.left), self.leaves.side(atom.right))
-        if sides == ("left", "right"):
-            return (atom.left, atom.right)
-        if sides == ("right", "left"):
-            return (atom.right, atom.left)
-        return None
-
-    def ignore(self, atom: Node) -> bool:
-        """Atoms propagation must not read: keys, and comparisons of non-numbers (chromosomes)."""
-        if self.key(atom) is not None:
-            return True
-        for n in (atom.left, atom.right):
-            if any(isinstance(x, Const) and isinstance(x.value, str) for x in walk(n)):
-                return True
-            if not self.leaves.numeric(n):
-                return True
-        return False
-
-    def derive(self, formula: Node) -> _Facts | None:
-        """The facts of a NULL-free formula; None when it can never be TRUE."""
-        if formula not in self.cache:
-            self.cache[formula] = self._derive(formula)
-        return self.cache[formula]
-
-    def _derive(self, formula: Node) -> _Facts | None:
-        if isinstance(formula, Const):
-            return _Facts() if formula.value is True else None
-        if isinstance(formula, Or):
-            return self.join([self.derive(b) for b in formula.args], formula.label)
-        kids = formula.args if isinstance(formula, And) else (formula,)
-        keys = frozenset(k for k in (self.key(a) for a in kids) if k is not None)
-        base = self.propagated(formula)
-        if base is None:
-            return None
-        base.keys = keys
-        if base.complete:
-            return base
-        for o in (k for k in kids if isinstance(k, Or)):
-            rest = tuple(k for k in kids if k is not o)
-            split = self.join([self.derive(_and(rest + (b,))) for b in o.args], o.label)
-            if split is None:
-                return None
-            if split.complete and not split.unrelated:
-                return split
-            base.unrelated = base.unrelated or split.unrelated
-        return base
-
-    def join(self, branches: list, label: str) -> _Facts | None:
-        """The facts of an OR: the branches' facts joined (infeasible branches dropped)."""
-        feasible = [b for b in branches if b is not None]
-        if not feasible:
-            return None
-        out = _Facts(keys=frozenset.intersection(*(b.keys for b in feasible)),
-                     upper=all(b.upper for b in feasible), lower=all(b.lower for b in feasible),
-                     unrelated=next((b.unrelated for b in feasible if b.unrelated), None))
-        for b in feasible:
-            out.p += b.p
-            out.h += b.h
-            out.q += b.q
-            out.l += b.l
-        if label and len(feasible) > 1 and out.complete:
-            first = feasible[0]
-            same = lambda b, *names: all(set(getattr(b, n)) == set(getattr(first, n)) for n in names)  # noqa: E731
-            if not all(b.keys == first.keys and (same(b, "p", "q") or same(b, "l", "h")) for b in feasible):
-                # An OR of unrelated windows: joining would make every hull span them all.
-                out.unrelated = label
-        return out
-
-    def strip(self, formula: Node) -> Node:
-        """``formula`` with the atoms propagation ignores replaced by TRUE (they cannot change its facts)."""
-        if isinstance(formula, (And, Or)):
-            return fold(type(formula)(tuple(self.strip(a) for a in formula.args)), others_present=True)
-        if isinstance(formula, Cmp) and self.ignore(formula):
-            return TRUE
-        return formula
-
-    def propagated(self, formula: Node) -> _Facts | None:
-        """Facts read off propagation with each side known in turn; None if infeasible."""
-        formula = self.strip(formula)
-        if formula not in self.propagated_cache:
-            self.propagated_cache[formula] = self._propagated(formula)
-        found = self.propagated_cache[formula]
-        if found is None:
-            return None
-        return _Facts(p=list(found.p), h=list(found.h), q=list(found.q), l=list(found.l),
-                      upper=found.upper, lower=found.lower)
-
-    def _propagated(self, formula: Node) -> _Facts | None:
-        leaves = columns(formula)
-        found = {}
-        for known in ("left", "right"):
-            cols = [c for c in leaves if self.leaves.by_name[c.name].side == known]
-            env = {c.name: Interval(sym.var(c), sym.var(c), integer=c.integer) for c in cols}
-            result = propagate(formula, env, frozen={c.name for c in cols}, ignore=self.ignore, rounds=4)
-            if result is None:
-                return None
-            found[known] = result
-        other = {"left": "right", "right": "left"}
-        # candidates[known]: expressions of the unknown side with their intervals over the known side
-        candidates = {}
-        for known, result in found.items():
-            order = {n: i for i, n in enumerate(result)}
-            items = [(n, iv, _sym_of(n)) for n, iv in result.items()
-                     if self.leaves.side(n) == other[known] and self.leaves.numeric(n) and not iv.is_empty]
-            items = [t for t in items if t[2] is not None]
-            items.sort(key=lambda t: (not isinstance(t[0], Col), order[t[0]]))
-            candidates[known] = items
-        facts = _Facts()
-        # A point hull on the right: one right expression bounded both ways.
-        for _, iv, r in candidates["left"]:
-            if iv.lo != -INF and iv.hi != INF:
-                return _Facts(p=[r], h=[iv.hi], q=[r], l=[iv.lo], upper=True, lower=True)
-        for _, iv, x in candidates["right"]:
-            if iv.lo != -INF and iv.hi != INF:
-                return _Facts(p=[iv.lo], h=[x], q=[iv.hi], l=[x], upper=True, lower=True)
-        uppers = [(r, iv.hi) for _, iv, r in candidates["left"] if iv.hi != INF] + \
-                 [(iv.lo, x) for _, iv, x in candidates["right"] if iv.lo != -INF]
-        lowers = [(iv.lo, r) for _, iv, r in candidates["left"] if iv.lo != -INF] + \
-                 [(x, iv.hi) for _, iv, x in candidates["right"] if iv.hi != INF]
-        if uppers:
-            facts.p, facts.h, facts.upper = [uppers[0][0]], [uppers[0][1]], True
-        if lowers:
-            facts.l, facts.q, facts.lower = [lowers[0][0]], [lowers[0][1]], True
-        return facts
-
-
-def _and(parts: tuple) -> Node:
-    return fold(And(parts), others_present=True)
 
 
 # -- the band ---------------------------------------------------------------
@@ -405,18 +207,6 @@ class _Part:
     def mark(self) -> DistanceMark | None:
         found = [c.meta[DISTANCE_META] for c in self.node.find_all(exp.Case) if DISTANCE_META in c.meta]
         return found[0] if found else None
-
-
-def display(node: exp.Expression) -> str:
-    """Spark SQL of a conjunct, a marked DISTANCE shown as ``DISTANCE(<its fragments>[, flags])``."""
-    def shorten(n: exp.Expression) -> exp.Expression:
-        mark = n.meta.get(DISTANCE_META) if isinstance(n, exp.Case) else None
-        if mark is None:
-            return n
-        args = [parse_fragment(t) for t in (*mark.left, *mark.right)]
-        args += [exp.Literal.string(f) for f, on in (("stranded", mark.stranded), ("signed", mark.signed)) if on]
-        return exp.Anonymous(this="DISTANCE", expressions=args)
-    return node.copy().transform(shorten).sql(dialect="spark")
 
 
 def derive_band(condition: exp.Expression, left_aliases, right_aliases, *,
@@ -447,19 +237,24 @@ def derive_band(condition: exp.Expression, left_aliases, right_aliases, *,
     if not active:
         return Blocked("no conjunct relates the two sides: " + "; ".join(_why(p, None) for p in parts))
     formula = fold(And(tuple(p.formula for p in active)))
-    deriver = _Deriver(conv.leaves)
+    deriver = Deriver(conv.leaves)
 
     nullable = [c.name for c in sorted(columns(formula), key=lambda c: c.name)
                 if can_be_true(fold(formula, frozenset({c.name})))]
     if len(nullable) > MAX_NULLABLE:
         return Blocked(f"{len(nullable)} columns may be NULL in a pair satisfying the condition "
                        f"({', '.join(nullable)}); too many cases")
-    cases: dict[frozenset, _Facts | None] = {}
-    for n in range(len(nullable) + 1):
+    main = deriver.derive(present_form(fold(formula, frozenset(), others_present=True)))
+    if main is not None and not main.complete and not main.keys:
+        # Neither a range nor a key even with every column present.
+        alone = {id(p): deriver.derive(present_form(fold(p.formula, others_present=True)))
+                 for p in active if p.kind == "range"}
+        return Blocked(_blocked_reason(active, alone, main))
+    cases: dict[frozenset, Facts | None] = {frozenset(): main}
+    for n in range(1, len(nullable) + 1):
         for nulls in itertools.combinations(nullable, n):
             nulls = frozenset(nulls)
             cases[nulls] = deriver.derive(present_form(fold(formula, nulls, others_present=True)))
-    main = cases[frozenset()]
     feasible = {k: v for k, v in cases.items() if v is not None}
     if not feasible:
         return Blocked(f"{display(condition)}: never TRUE")
@@ -489,6 +284,31 @@ def derive_band(condition: exp.Expression, left_aliases, right_aliases, *,
     return Band(render_keys(keys), left, right, used, render_keys(nullable_keys), unbounded)
 
 
+def condition_dag(condition: exp.Expression, left_aliases, right_aliases, *,
+                  integer_columns: bool = True) -> Node:
+    """The join condition as an interval DAG formula over columns named ``alias.field`` (lower case).
+
+    For :func:`.intervals.graph.column_range` (pruning streaming join state).
+    Every conjunct is converted, one-sided ones included; parts that cannot
+    be modelled become TRUE, so the formula is implied by the condition and
+    the ranges it gives are supersets. The formula is the condition for rows
+    whose columns are all non-NULL (as intervals model them), with a
+    DISTANCE's CASE expanded into its branches so propagation can see
+    through it; a row with a NULL column the condition reads must be kept
+    by other means.
+    """
+    conv = Converter(frozenset(a.lower() for a in left_aliases), frozenset(a.lower() for a in right_aliases),
+                     integer_columns)
+    parts = []
+    for c in conjuncts(condition):
+        try:
+            conv.sides(c)
+        except Unusable:
+            continue
+        parts.append(conv.formula(c))
+    return present_form(fold(And(tuple(parts)), others_present=True))
+
+
 def _classify(node: exp.Expression, conv: Converter) -> _Part:
     try:
         sides = conv.sides(node)
@@ -505,11 +325,11 @@ def _classify(node: exp.Expression, conv: Converter) -> _Part:
     return part
 
 
-def _key_pair(part: _Part, deriver: _Deriver):
+def _key_pair(part: _Part, deriver: Deriver):
     return deriver.key(part.formula)
 
 
-def _keys(main: _Facts | None, feasible: dict) -> tuple[list, list]:
+def _keys(main: Facts | None, feasible: dict) -> tuple[list, list]:
     """Keys implied in every case, and keys implied in every case where their columns are non-NULL."""
     found = sorted(main.keys if main is not None else set(), key=repr)
     strict, nullable = [], []
@@ -616,7 +436,7 @@ def _end(ts: list, upper: bool, leaves: Leaves) -> exp.Expression:
     return cls(this=parts[0], expressions=parts[1:])
 
 
-def _why(part: _Part, facts: _Facts | None) -> str:
+def _why(part: _Part, facts: Facts | None) -> str:
     if part.kind == "one-sided":
         return f"{part.sql}: references one side only"
     if part.reasons:
@@ -638,7 +458,7 @@ def _why(part: _Part, facts: _Facts | None) -> str:
     return f"{part.sql}: gives no range between the sides"
 
 
-def _blocked_reason(active: list, alone: dict, main: _Facts | None) -> str:
+def _blocked_reason(active: list, alone: dict, main: Facts | None) -> str:
     reasons = [_why(p, alone.get(id(p))) for p in active if p.kind == "range"]
     if not reasons:
         return "no conjunct gives a range or a key"

@@ -22,6 +22,7 @@ from fractions import Fraction
 from math import lcm
 
 import sqlglot
+from giql.dialect import GIQLDialect
 from sqlglot import exp
 
 from .intervals import symbolic as sym
@@ -251,13 +252,15 @@ class Converter:
             conj = isinstance(node, exp.And) != negate
             if conj:
                 return And(parts)
-            label = node.sql(dialect="spark")
+            label = display(node)
             return Or(parts, f"NOT ({label})" if negate else label)
         if isinstance(node, exp.Boolean):
             return Const(node.this != negate)
         if isinstance(node, exp.Null):
             return NULL
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+            if _distance(node.this) is not None:
+                raise Unusable("DISTANCE IS NULL holds for pairs on different chromosomes, which gives no range")
             return IsNull(self.value(node.this), negated=negate)
         if type(node) in _CMP:
             return self._compare(_CMP[type(node)], node.this, node.expression, negate)
@@ -325,7 +328,6 @@ class Converter:
         end_a > start_b THEN 0 WHEN end_a <= start_b THEN start_b - end_a + 1
         ELSE start_a - end_b + 1 END``; signed: the ELSE branch negated.
         """
-        from .band import parse_fragment
         ca, sa, ea = (parse_fragment(t) for t in mark.left)
         cb, sb, eb = (parse_fragment(t) for t in mark.right)
         ca, cb = self.value(ca), self.value(cb)
@@ -337,6 +339,23 @@ class Converter:
             (And((Cmp("<", sa, eb), Cmp(">", ea, sb))), Const(0)),
             (Cmp("<=", ea, sb), Add(Sub(sb, ea), one)),
         ), Neg(upstream) if mark.signed else upstream)
+
+
+def parse_fragment(text: str) -> exp.Expression:
+    """A DISTANCE mark's SQL fragment (giql dialect) as a sqlglot expression."""
+    return sqlglot.maybe_parse(text, dialect=GIQLDialect)
+
+
+def display(node: exp.Expression) -> str:
+    """Spark SQL of a conjunct, a marked DISTANCE shown as ``DISTANCE(<its fragments>[, flags])``."""
+    def shorten(n: exp.Expression) -> exp.Expression:
+        mark = n.meta.get(DISTANCE_META) if isinstance(n, exp.Case) else None
+        if mark is None:
+            return n
+        args = [parse_fragment(t) for t in (*mark.left, *mark.right)]
+        args += [exp.Literal.string(f) for f, on in (("stranded", mark.stranded), ("signed", mark.signed)) if on]
+        return exp.Anonymous(this="DISTANCE", expressions=args)
+    return node.copy().transform(shorten).sql(dialect="spark")
 
 
 def _distance(node: exp.Expression):
@@ -378,7 +397,15 @@ def render_sym(bound, leaves: Leaves) -> exp.Expression:
 def _linear(terms: list[tuple[exp.Expression, int]], const: int) -> exp.Expression:
     """``sum(k * x) + const``, written with the first positive term first (``a.start - 500``)."""
     terms = sorted(terms, key=lambda t: t[1] < 0)  # stable: positive terms first
-    out: exp.Expression | None = None
+    if terms and terms[0][1] < 0 and const > 0:
+        # "5 - a.x" rather than "-a.x + 5"
+        out: exp.Expression | None = exp.Literal.number(const)
+        const = 0
+        for x, k in terms:
+            term = x if abs(k) == 1 else exp.Mul(this=exp.Literal.number(abs(k)), expression=x)
+            out = exp.Sub(this=out, expression=term)
+        return out
+    out = None
     for x, k in terms:
         term = x if abs(k) == 1 else exp.Mul(this=exp.Literal.number(abs(k)), expression=x)
         if out is None:
@@ -426,5 +453,3 @@ def _paren(node: exp.Expression) -> exp.Expression:
     return exp.Paren(this=node)
 
 
-def parse(text: str, dialect) -> exp.Expression:
-    return sqlglot.maybe_parse(text, dialect=dialect)

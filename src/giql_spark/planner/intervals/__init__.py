@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from .graph import Infeasible, bounds, column_range, propagate
+from .graph import Infeasible, bounds, column_range, narrow_columns, propagate
 from .interval import Interval, Tv, greatest, least
 from .nodes import (Abs, Add, And, Between, Case, Cmp, Col, Const, Greatest, IsNull, Least, Neg, Not, Or,
                     Scale, Sub, evaluate, fold, nnf)
@@ -17,5 +17,5 @@ from .nodes import (Abs, Add, And, Between, Case, Cmp, Col, Const, Greatest, IsN
 __all__ = [
     "Abs", "Add", "And", "Between", "Case", "Cmp", "Col", "Const", "Greatest", "Infeasible", "Interval",
     "IsNull", "Least", "Neg", "Not", "Or", "Scale", "Sub", "Tv", "bounds", "column_range", "evaluate",
-    "fold", "greatest", "least", "nnf", "propagate",
+    "fold", "greatest", "least", "narrow_columns", "nnf", "propagate",
 ]

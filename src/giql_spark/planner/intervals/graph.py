@@ -18,9 +18,10 @@ Inverses used, for a node narrowed to ``I``:
 * ``x < y``: ``x`` in ``(-inf, sup y)``, ``y`` in ``(inf x, inf)``; likewise
   ``<=`` (closed), ``>``, ``>=``; ``x = y``: each in the other's interval;
   ``<>`` narrows nothing;
-* ``AND``: every operand TRUE; ``OR``: each branch solved on its own copy of
-  the intervals, and the result is the union (hull) over the branches that
-  are not infeasible; NOT has been pushed into the comparisons beforehand
+* ``AND``: every operand TRUE; ``OR``: each branch solved, together with the
+  comparisons that hold alongside the OR, on its own copy of the intervals,
+  and the result is the union (hull) over the branches that are not
+  infeasible; NOT has been pushed into the comparisons beforehand
   (:func:`.nodes.nnf`).
 
 Each step keeps every value that can satisfy the asserted formula (it is
@@ -112,6 +113,19 @@ def propagate(formula: Node, env: Mapping[str, Interval], frozen: Iterable[str] 
     return out
 
 
+def narrow_columns(formula: Node, env: Mapping[str, Interval], rounds: int = 10) -> dict[str, Interval] | None:
+    """Every column's interval after asserting ``formula`` TRUE, by name; None when infeasible.
+
+    Columns of ``env`` the formula does not mention keep their interval.
+    """
+    result = propagate(formula, env, rounds=rounds)
+    if result is None:
+        return None
+    out = dict(env)
+    out.update({n.name: iv for n, iv in result.items() if isinstance(n, Col)})
+    return out
+
+
 def column_range(formula: Node, known: Mapping[str, Interval], column: str,
                  rounds: int = 10) -> Interval:
     """The interval a column must lie in for ``formula`` to be TRUE, given ``known`` intervals.
@@ -146,6 +160,7 @@ class _Solver:
         self.ignore = ignore or (lambda atom: False)
         self.rounds = rounds
         self.changed = False
+        self.or_done: dict = {}
 
     # -- bottom-up ------------------------------------------------------------
 
@@ -176,6 +191,8 @@ class _Solver:
         if isinstance(node, Const):
             if node.value is None:
                 return Interval.empty()  # NULL has no value in the model
+            if isinstance(node.value, (str, bytes, bool)):
+                return Interval.unbounded()  # not a number (a chromosome name): no information
             return Interval.point(node.value)
         if isinstance(node, Add):
             return v(node.left) + v(node.right)
@@ -311,27 +328,39 @@ class _Solver:
             self.narrow(y, xv, state)
         # "<>" excludes one value at most and narrows nothing.
 
-    def solve(self, formula: Node, state: dict) -> None:
-        """Narrow ``state`` in place until ``formula`` (NNF) is asserted to a fixpoint."""
+    def solve(self, formula: Node, state: dict, context: tuple = ()) -> None:
+        """Narrow ``state`` in place until ``formula`` (NNF) is asserted to a fixpoint.
+
+        ``context`` holds the atoms of the enclosing conjunctions (when
+        ``formula`` is an OR branch); they are asserted too, so that a branch
+        is narrowed by everything that holds alongside it.
+        """
         atoms: list = []
         ors: list = []
         _flatten(formula, atoms, ors)
+        outer = tuple(atoms) + context
+        atoms += [a for a in context if a not in atoms]
         for _ in range(self.rounds):
             self.changed = False
             for atom in atoms:
                 self.assert_atom(atom, state)
             for o in ors:
-                self._solve_or(o, state)
+                self._solve_or(o, state, outer)
             if not self.changed:
                 return
 
-    def _solve_or(self, node: Or, state: dict) -> None:
+    def _solve_or(self, node: Or, state: dict, context: tuple) -> None:
+        # An OR's outcome depends only on the intervals it starts from; when
+        # they are those it left last time, solving it again changes nothing.
+        before = frozenset(state.items())
+        if self.or_done.get((node, context)) == before:
+            return
         outer_changed = self.changed
         branches = []
         for b in node.args:
             branch = _State(state)
             try:
-                self.solve(b, branch)
+                self.solve(b, branch, context)
             except Infeasible:
                 continue
             branches.append(branch)
@@ -350,6 +379,7 @@ class _Solver:
                 merged[n] = iv
         for n, iv in merged.items():
             self.narrow(n, iv, state)
+        self.or_done[(node, context)] = frozenset(state.items())
 
 
 def _flatten(formula: Node, atoms: list, ors: list) -> None:

@@ -33,7 +33,7 @@ from . import symbolic as sym
 INF = math.inf
 #: Ends grown beyond this many linear forms are dropped to infinity (sound: a
 #: looser bound), so repeated propagation cannot blow symbolic ends up.
-MAX_END_SIZE = 24
+MAX_END_SIZE = 12
 
 
 class Tv(Enum):
@@ -90,8 +90,9 @@ class Interval:
             hi, hi_open = _integer_end(hi, hi_open, upper=True)
         lo_open = lo_open or _is_inf(lo)
         hi_open = hi_open or _is_inf(hi)
-        empty = lo == INF or hi == -INF or sym.le(lo, hi) is False
-        if not empty and (lo_open or hi_open) and sym.eq(lo, hi) is True:
+        ordered = sym.le(lo, hi)
+        empty = lo == INF or hi == -INF or ordered is False
+        if not empty and (lo_open or hi_open) and ordered is True and sym.le(hi, lo) is True:
             empty = True
         if empty:
             lo, hi, lo_open, hi_open = INF, -INF, True, True
@@ -314,16 +315,17 @@ def _pick(a, a_open: bool, b, b_open: bool, larger: bool, tie_open: str):
     A closed end contains the open one, so every answer stays sound.
     """
     tie = (a_open or b_open) if tie_open == "any" else (a_open and b_open)
-    if sym.eq(a, b) is True:
+    a_le_b, b_le_a = sym.le(a, b), sym.le(b, a)
+    if a_le_b is True and b_le_a is True:  # equal
         return a, tie
-    if sym.lt(a, b) is True:
+    if b_le_a is False:  # a < b
         return (b, b_open) if larger else (a, a_open)
-    if sym.lt(b, a) is True:
+    if a_le_b is False:  # b < a
         return (a, a_open) if larger else (b, b_open)
-    if sym.le(a, b) is True:
-        return ((b, b_open and tie) if larger else (a, a_open and tie))
-    if sym.le(b, a) is True:
-        return ((a, a_open and tie) if larger else (b, b_open and tie))
+    if a_le_b is True:  # a <= b, equal for some values only
+        return (b, b_open and tie) if larger else (a, a_open and tie)
+    if b_le_a is True:
+        return (a, a_open and tie) if larger else (b, b_open and tie)
     return (sym.maximum([a, b]) if larger else sym.minimum([a, b])), False
 
 

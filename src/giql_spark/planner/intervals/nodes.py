@@ -196,7 +196,10 @@ def is_integer(node: Node) -> bool:
     if isinstance(node, Col):
         return node.integer
     if isinstance(node, Const):
-        return node.value is None or (not isinstance(node.value, bool) and sym.integral(node.value))
+        if node.value is None:
+            return True
+        return isinstance(node.value, (int, float, Fraction)) and not isinstance(node.value, bool) \
+            and sym.integral(node.value)
     if isinstance(node, Scale):
         return sym.integral(node.factor) and is_integer(node.arg)
     if isinstance(node, Case):

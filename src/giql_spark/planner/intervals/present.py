@@ -12,7 +12,7 @@ the conditions that select it).
 
 from __future__ import annotations
 
-from .nodes import (FALSE, NEGATE, TRUE, And, Between, Case, Cmp, Const, IsNull, Node, Not, Or, children, fold,
+from .nodes import (NEGATE, And, Between, Case, Cmp, Const, IsNull, Node, Not, Or, children, fold,
                     nnf, replace, walk)
 
 

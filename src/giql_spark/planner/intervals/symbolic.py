@@ -21,8 +21,8 @@ attributes; :class:`giql_spark.planner.intervals.nodes.Col` is one.
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -62,35 +62,65 @@ class Sym:
     __rmul__ = __mul__
 
 
-@dataclass(frozen=True)
-class Lin(Sym):
+class _Hashed(Sym):
+    """Frozen value with its hash computed once (bounds key caches and are compared often)."""
+
+    __slots__ = ("_hash",)
+
+    def _fields(self) -> tuple:
+        raise NotImplementedError
+
+    def __setattr__(self, name, value):
+        raise AttributeError("symbolic bounds are immutable")
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and hash(other) == hash(self) and other._fields() == self._fields()
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return show(self)
+
+
+class Lin(_Hashed):
     """``sum(coef * column) + const``; ``terms`` sorted by column name, no zero coefficients, never empty."""
 
-    terms: tuple[tuple[Any, Number], ...]
-    const: Number = 0
+    __slots__ = ("terms", "const")
 
-    def __repr__(self) -> str:
-        return show(self)
+    def __init__(self, terms: tuple, const: Number = 0):
+        object.__setattr__(self, "terms", terms)
+        object.__setattr__(self, "const", const)
+        object.__setattr__(self, "_hash", hash((Lin, terms, const)))
 
-
-@dataclass(frozen=True)
-class Max(Sym):
-    """The largest of ``args`` (two or more, none of them a Max)."""
-
-    args: frozenset
-
-    def __repr__(self) -> str:
-        return show(self)
+    def _fields(self) -> tuple:
+        return (self.terms, self.const)
 
 
-@dataclass(frozen=True)
-class Min(Sym):
-    """The smallest of ``args`` (two or more, none of them a Min)."""
+class Max(_Hashed):
+    """The largest of ``args`` (a frozenset of two or more bounds, none of them a Max)."""
 
-    args: frozenset
+    __slots__ = ("args",)
 
-    def __repr__(self) -> str:
-        return show(self)
+    def __init__(self, args: frozenset):
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "_hash", hash((Max, args)))
+
+    def _fields(self) -> tuple:
+        return (self.args,)
+
+
+class Min(_Hashed):
+    """The smallest of ``args`` (a frozenset of two or more bounds, none of them a Min)."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, args: frozenset):
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "_hash", hash((Min, args)))
+
+    def _fields(self) -> tuple:
+        return (self.args,)
 
 
 def var(column: Any) -> Lin:
@@ -156,6 +186,11 @@ def le(x, y) -> bool | None:
     """True if ``x <= y`` for every assignment, False if ``x > y`` for every one, else None."""
     if not isinstance(x, Sym) and not isinstance(y, Sym):
         return x <= y
+    return _le(x, y)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _le(x, y) -> bool | None:
     if x == -INF or y == INF:
         return True
     if x == INF or y == -INF:
@@ -167,10 +202,11 @@ def le(x, y) -> bool | None:
     if isinstance(y, (Max, Min)):
         answers = [le(x, t) for t in y.args]
         return _any(answers) if isinstance(y, Max) else _all(answers)
-    d = add(x, neg(y))
-    if isinstance(d, Sym):
-        return None
-    return d <= 0
+    # Two linear forms (or a form and a number): decidable only when the
+    # column parts are identical, and then the constants decide.
+    if isinstance(x, Lin) and isinstance(y, Lin) and x.terms == y.terms:
+        return x.const <= y.const
+    return None
 
 
 def _all(answers: list) -> bool | None:
@@ -216,9 +252,9 @@ def _extreme(parts: list, kind: type) -> Any:
     for p in parts:
         flat.extend(p.args if isinstance(p, kind) else [p])
     absorbing, neutral = (INF, -INF) if upper else (-INF, INF)
-    if any(p == absorbing for p in flat):
+    if any(not isinstance(p, Sym) and p == absorbing for p in flat):
         return absorbing
-    flat = [p for p in flat if p != neutral]
+    flat = [p for p in flat if isinstance(p, Sym) or p != neutral]
     if not flat:
         return neutral
     numbers = [p for p in flat if not isinstance(p, Sym)]
@@ -252,11 +288,13 @@ def _round(x, fn: Callable) -> Any:
     if isinstance(x, Lin):
         if all(c.integer and _integral(k) for c, k in x.terms):
             # An integer-valued sum plus c0: rounding moves only c0.
-            return Lin(x.terms, int(fn(x.const)))
+            return x if _integral(x.const) else Lin(x.terms, int(fn(x.const)))
         return None
     parts = [_round(t, fn) for t in x.args]
     if any(p is None for p in parts):
         return None
+    if all(p is t for p, t in zip(parts, x.args)):
+        return x
     return (maximum if isinstance(x, Max) else minimum)(parts)
 
 
