@@ -84,6 +84,7 @@ class Deriver:
         self.leaves = leaves
         self.cache: dict = {}
         self.propagated_cache: dict = {}
+        self.ignored: dict = {}
 
     def key(self, atom: Node) -> tuple | None:
         """(left, right) of an equality between one side's and the other side's expressions."""
@@ -98,14 +99,11 @@ class Deriver:
 
     def ignore(self, atom: Node) -> bool:
         """Atoms propagation must not read: keys, and comparisons of non-numbers (chromosomes)."""
-        if self.key(atom) is not None:
-            return True
-        for n in (atom.left, atom.right):
-            if any(isinstance(x, Const) and isinstance(x.value, str) for x in walk(n)):
-                return True
-            if not self.leaves.numeric(n):
-                return True
-        return False
+        if atom not in self.ignored:
+            self.ignored[atom] = self.key(atom) is not None or any(
+                not self.leaves.numeric(n) or any(isinstance(x, Const) and isinstance(x.value, str) for x in walk(n))
+                for n in (atom.left, atom.right))
+        return self.ignored[atom]
 
     def derive(self, formula: Node) -> Facts | None:
         """The facts of a NULL-free formula; None when it can never be TRUE."""
