@@ -1,6 +1,6 @@
-"""Facts a join condition implies about its two sides, for band derivation (:mod:`.band`).
+"""Facts a join condition implies about its two sides, for band derivation (:mod:`giql_spark.planner.band`).
 
-For a NULL-free formula (:mod:`.intervals.present`), :class:`Deriver` finds
+For a NULL-free formula (:mod:`..intervals.present`), :class:`Deriver` finds
 the equality keys it implies and facts ``P <= H`` and ``L <= Q`` between a
 right-side expression (``P``, ``Q``) and a left-side one (``H``, ``L``):
 constraint propagation runs once with the left side's columns known
@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .bandsql import Leaves
-from .intervals import symbolic as sym
-from .intervals.graph import propagate
-from .intervals.interval import INF, Interval
-from .intervals.nodes import (TRUE, Abs, Add, And, Cmp, Col, Const, Greatest, Least, Neg, Node, Or, Scale, Sub,
+from .sql import Leaves
+from ..intervals import symbolic as sym
+from ..intervals.graph import propagate
+from ..intervals.interval import INF, Interval
+from ..intervals.nodes import (TRUE, Abs, Add, And, Cmp, Col, Const, Greatest, Least, Neg, Node, Or, Scale, Sub,
                               columns, fold, walk)
 
 

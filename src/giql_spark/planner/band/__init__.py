@@ -9,9 +9,9 @@ condition is TRUE has equal, non-NULL keys and hulls that share a point**.
 How the hulls are found
 -----------------------
 The condition's conjuncts are converted to an expression DAG
-(:mod:`.bandsql`). Treating the left side's columns as known values (symbolic
+(:mod:`.sql`). Treating the left side's columns as known values (symbolic
 points ``[a.start, a.start]``) and the right side's as unknown, constraint
-propagation (:mod:`.intervals.graph`) asserts the condition TRUE and narrows
+propagation (:mod:`..intervals.graph`) asserts the condition TRUE and narrows
 the right side's expressions to intervals whose ends are expressions over
 the left side; then the same with the sides swapped. That yields facts
 
@@ -90,12 +90,12 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from .bandfacts import Deriver, Facts
-from .bandsql import DISTANCE_META, HULL_INF, Converter, Leaves, Unusable, display, render_node, render_sym
-from .intervals import symbolic as sym
-from .intervals.interval import INF
-from .intervals.nodes import TRUE, And, Cmp, Col, Node, can_be_true, columns, fold
-from .intervals.present import present_form
+from .facts import Deriver, Facts
+from .sql import DISTANCE_META, HULL_INF, Converter, Leaves, Unusable, display, render_node, render_sym
+from ..intervals import symbolic as sym
+from ..intervals.interval import INF
+from ..intervals.nodes import TRUE, And, Cmp, Col, Node, can_be_true, columns, fold
+from ..intervals.present import present_form
 
 __all__ = ["DISTANCE_META", "HULL_INF", "Band", "Blocked", "DistanceMark", "Hull", "condition_dag", "derive_band"]
 
