@@ -8,7 +8,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 from giql import Table
@@ -64,11 +64,12 @@ def local_spark(master: str | None = None, app_name: str = "giql-spark", config:
 class Registered:
     """A table as the session knows it: its giql mapping and its source."""
 
-    table: Table
+    table: Table | None  # None: a plain relation, without intervals
     source: str  # a path, or "DataFrame"
     columns: list[str]
     skipped_rows: int = 0
     df: DataFrame | None = None
+    types: dict = field(default_factory=dict)  # column -> Spark type name
 
 
 class Session:
@@ -103,8 +104,8 @@ class Session:
         self._stats: dict = {}
 
     # -- tables ---------------------------------------------------------------
-    def register(self, name: str, source, *, format: str | None = None, chrom_col: str = "chrom",
-                 start_col: str = "start", end_col: str = "end", strand_col: str | None = "strand",
+    def register(self, name: str, source, *, format: str | None = None, chrom_col: str | None = None,
+                 start_col: str | None = None, end_col: str | None = None, strand_col: str | None = "strand",
                  genomic_col: str = "interval", coordinate_system: str | None = None,
                  interval_type: str | None = None, on_error: str = "raise", **read_options) -> DataFrame:
         """Register ``source`` (a path or a Spark DataFrame) as table ``name``.
@@ -118,8 +119,11 @@ class Session:
         VCF/BCF, GFF3/GTF and SAM/BAM/CRAM (values stay as in the file);
         for a DataFrame returned by :meth:`read` the convention recorded
         then; otherwise 0-based half-open. Explicit arguments always win.
-        A strand column that the table lacks is ignored. Returns the table's
-        DataFrame.
+        A strand column that the table lacks is ignored. A table that has
+        none of ``chrom``, ``start`` and ``end`` (a time series, sensor
+        readings) and is given no mapping registers as a plain relation: it
+        takes part in joins on its columns (band joins on numeric ones) but
+        has no ``interval``. Returns the table's DataFrame.
         """
         from .io import conventions, read_source
 
@@ -143,21 +147,26 @@ class Session:
         coordinate_system = coordinate_system or native[0] or "0based"
         interval_type = interval_type or native[1] or "half_open"
         columns = {c.lower() for c in df.columns}
-        for role, col in (("chrom_col", chrom_col), ("start_col", start_col), ("end_col", end_col)):
-            if col.lower() not in columns:
-                raise UnknownColumnError(
-                    f"table {name!r} has no column {col!r} for {role} (columns: {', '.join(df.columns)})"
-                )
-        if strand_col is not None and strand_col.lower() not in columns:
-            strand_col = None
-        table = Table(name, genomic_col=genomic_col, chrom_col=chrom_col, start_col=start_col,
-                      end_col=end_col, strand_col=strand_col, coordinate_system=coordinate_system,
-                      interval_type=interval_type)
+        mapped = {"chrom_col": chrom_col, "start_col": start_col, "end_col": end_col}
+        defaults = {"chrom_col": "chrom", "start_col": "start", "end_col": "end"}
+        table = None
+        if any(v is not None for v in mapped.values()) or any(d in columns for d in defaults.values()):
+            mapped = {role: col if col is not None else defaults[role] for role, col in mapped.items()}
+            for role, col in mapped.items():
+                if col.lower() not in columns:
+                    raise UnknownColumnError(
+                        f"table {name!r} has no column {col!r} for {role} (columns: {', '.join(df.columns)})"
+                    )
+            if strand_col is not None and strand_col.lower() not in columns:
+                strand_col = None
+            table = Table(name, genomic_col=genomic_col, strand_col=strand_col, coordinate_system=coordinate_system,
+                          interval_type=interval_type, **mapped)
+            conventions.remember(df, conventions.Convention(mapped["chrom_col"], mapped["start_col"],
+                                                            mapped["end_col"], coordinate_system, interval_type))
         df.createOrReplaceTempView(name)
         self._stats.clear()  # statistics of sides that read the old table are stale
-        conventions.remember(df, conventions.Convention(chrom_col, start_col, end_col, coordinate_system,
-                                                        interval_type))
-        self._tables[name] = Registered(table, origin, list(df.columns), skipped, df)
+        self._tables[name] = Registered(table, origin, list(df.columns), skipped, df,
+                                        {f.name: f.dataType.simpleString() for f in df.schema.fields})
         return df
 
     def read(self, path, format: str | None = None, **options) -> DataFrame:
@@ -204,7 +213,8 @@ class Session:
         if isinstance(data, str):
             df = self.table(data)  # raises for an unknown table
             t = self._tables[data].table
-            seen = conventions.Convention(t.chrom_col, t.start_col, t.end_col, t.coordinate_system, t.interval_type)
+            seen = (conventions.Convention(t.chrom_col, t.start_col, t.end_col, t.coordinate_system, t.interval_type)
+                    if t is not None else conventions.Convention("chrom", "start", "end", "0based", "half_open"))
         elif isinstance(data, DataFrame):
             df = data
             seen = conventions.convention_of(df) or conventions.Convention(
@@ -234,15 +244,15 @@ class Session:
     def _plan(self, query: str) -> Plan:
         """Parse and rewrite ``query`` over the registered tables: no Spark."""
         return plan(query, {n: r.table for n, r in self._tables.items()},
-                    {n: r.columns for n, r in self._tables.items()})
+                    {n: r.columns for n, r in self._tables.items()}, {n: r.types for n, r in self._tables.items()})
 
     def _execute(self, query: str, *, always_stats: bool = False,
-                 dry_run: bool = False) -> tuple[DataFrame, str, list[Built]]:
+                 dry_run: bool = False) -> tuple[DataFrame, Plan, list[Built]]:
         p = self._plan(query)
         frames = {table_placeholder(n): r.df for n, r in self._tables.items()}
         df, built = runtime.run(self.spark, p, frames, {**self.options, **p.options}, read=self._read_stats,
                                 always_stats=always_stats, dry_run=dry_run)
-        return df, p.sql, built
+        return df, p, built
 
     def _read_stats(self, node, left: DataFrame, right: DataFrame, tier: int) -> tuple:
         """Both sides' statistics, cached per session until a table is
@@ -279,10 +289,12 @@ class Session:
         actual output rows and time, and the whole query's rows and time, are
         shown next to the estimates.
         """
-        df, sql, built = self._execute(query, always_stats=True, dry_run=not analyze)
+        df, p, built = self._execute(query, always_stats=True, dry_run=not analyze)
         out = [f"GIQL: {' '.join(query.split())}", ""]
         if not built:
             out.append("Interval operators: none (runs as Spark SQL)")
+        for what, why in p.unplanned.items():
+            out.append(f"[-] {what}: runs as Spark plans it; no band: {why}")
         for i, b in enumerate(built, 1):
             out.extend(_describe(i, b))
             if analyze:
@@ -293,7 +305,7 @@ class Session:
             t0 = time.perf_counter()
             rows = df.count()
             out += ["", f"Query actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s"]
-        out += ["", "Spark SQL:", f"  {sql}", "", "Spark physical plan:"]
+        out += ["", "Spark SQL:", f"  {p.sql}", "", "Spark physical plan:"]
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             df.explain()
@@ -308,7 +320,13 @@ def _describe(i: int, b: Built) -> list[str]:
     node, c = b.node, b.choice
     params = ", ".join(f"{k}={v}" for k, v in c.params.items())
     lines = []
-    if isinstance(node, IntervalJoin):
+    if isinstance(node, IntervalJoin) and node.spec.predicate == "band":
+        s = node.spec
+        lines.append(f"[{i}] band join: {s.how.upper()} ({', '.join(node.left.aliases)}) x "
+                     f"({', '.join(node.right.aliases)})")
+        lines.append(f"    condition: {s.describe()}")
+        lines.extend(f"    {line}" for line in s.band.describe().splitlines())
+    elif isinstance(node, IntervalJoin):
         s = node.spec
         lines.append(
             f"[{i}] interval join: {s.how.upper()} {s.predicate.upper()} "

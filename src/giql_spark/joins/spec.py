@@ -30,7 +30,7 @@ def spark(e: exp.Expression) -> str:
 
 
 JOIN_TYPES = ("inner", "left", "right", "full", "semi", "anti")
-PREDICATES = ("intersects", "contains", "within")
+PREDICATES = ("intersects", "contains", "within", "band")
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,8 @@ class JoinSpec:
     predicate
         One of :data:`PREDICATES`; informational, since ``condition`` is exact.
     left, right
-        The canonical interval of each side.
+        The canonical interval of each side: its chromosome (for a band join,
+        the equality keys as one value) and the ends of its hull.
     condition
         The exact pair predicate (chromosome equality included). A pair is
         joined iff ``condition`` and ``residual`` are both true; a NULL
@@ -86,6 +87,14 @@ class JoinSpec:
     right: Interval
     condition: exp.Expression
     residual: exp.Expression | None = None
+    #: The equality keys as (left, right) expression pairs; None means the
+    #: chromosomes, ``((left.chrom, right.chrom),)``. A band join derives them.
+    keys: tuple | None = None
+    #: Some hull ends are ``±HULL_INF``: rows with NULLs that match without
+    #: limit; a strategy that expands hulls into bins or tiles clips them.
+    unbounded: bool = False
+    #: The derived band of a band join (:class:`giql_spark.planner.band.Band`), for EXPLAIN.
+    band: object = field(default=None, compare=False)
     options: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -96,6 +105,11 @@ class JoinSpec:
         object.__setattr__(self, "condition", expression(self.condition))
         if self.residual is not None:
             object.__setattr__(self, "residual", expression(self.residual))
+
+    @property
+    def key_pairs(self) -> tuple:
+        """The equality keys as (left, right) expression pairs."""
+        return self.keys if self.keys is not None else ((self.left.chrom, self.right.chrom),)
 
     @cached_property
     def full(self) -> exp.Expression:

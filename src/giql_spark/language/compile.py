@@ -71,7 +71,7 @@ def compile_giql(query: str, registered: dict[str, Table]) -> exp.Expression:
     """Return the expanded standard-SQL tree for ``query``.
 
     ``registered`` maps table names to their giql :class:`~giql.table.Table`
-    mapping. The root keeps the query text in its meta (for error
+    mapping (None for a plain relation without intervals). The root keeps the query text in its meta (for error
     positions). Errors: :class:`QuerySyntaxError` (with position),
     :class:`UnknownTableError`, or :class:`QueryError` for a query giql
     rejects (its message names the operator or column).
@@ -80,7 +80,8 @@ def compile_giql(query: str, registered: dict[str, Table]) -> exp.Expression:
     check_tables(tree, registered)
     tables = Tables()
     for name, table in registered.items():
-        tables.register(name, table)
+        if table is not None:  # a plain relation has no interval for giql to resolve
+            tables.register(name, table)
     try:
         tree = resolve_operator_refs(tree, tables)
         tree = canonicalize_coordinates(tree, SPARK.capabilities)

@@ -60,9 +60,22 @@ def star_of(node: exp.Expression) -> exp.Star | None:
 class Schema:
     """Column names of registered tables and of everything a statement builds on them."""
 
-    def __init__(self, tables: Mapping[str, Sequence[str]]):
+    def __init__(self, tables: Mapping[str, Sequence[str]], types: Mapping[str, Mapping[str, str]] | None = None):
         self._tables = {name.lower(): list(cols) for name, cols in tables.items()}
         self._names = {name.lower(): name for name in tables}
+        self._types = {name.lower(): {c.lower(): t for c, t in ts.items()} for name, ts in (types or {}).items()}
+
+    def column_type(self, rel: exp.Expression, column: str) -> str | None:
+        """Spark's type name (``bigint``, ``string``...) of ``column`` of a
+        registered table read directly by ``rel``; None when not known."""
+        if not isinstance(rel, exp.Table) or rel.meta.get(RESULT) is not None:
+            return None
+        if cte_in_scope(rel, rel.name) is not None:
+            return None
+        key = rel.name.lower()
+        if key.startswith(TABLE_PREFIX):
+            key = key[len(TABLE_PREFIX):]
+        return self._types.get(key, {}).get(column.lower())
 
     def registered(self, name: str) -> str | None:
         """The registered name ``name`` refers to (names are case-insensitive), or None."""

@@ -1,14 +1,15 @@
 """The Spark target for giql, and the expanders that mark work for the planner.
 
 giql expands every GIQL operator to standard SQL for a target. Spark SQL runs
-almost all of that output as is; two shapes it would run badly, so their
-expansions carry a mark (an entry in the node's ``meta``) that the planner
-finds after expansion and replaces with a physical operator:
+almost all of that output as is; the shapes it would run badly carry a mark
+(an entry in the node's ``meta``) that the rules find after expansion:
 
 * a column-to-column INTERSECTS / CONTAINS / WITHIN predicate, which Spark would
   plan as a nested loop per chromosome (:data:`INTERVAL_PREDICATE`);
 * a correlated NEAREST, whose decorrelated form cross-joins every reference with
-  every target row of its chromosome (:data:`NEAREST_CANDIDATES`).
+  every target row of its chromosome (:data:`NEAREST_CANDIDATES`);
+* a DISTANCE, whose CASE a range join may bound (``DISTANCE_META``: what the
+  CASE computes, for the band derivation).
 
 The SQL giql emits stays the source of truth for the result: the planner only
 replaces the pair generation under it, so coordinates, canonicalization and
@@ -22,12 +23,15 @@ from dataclasses import dataclass, replace
 from giql import REGISTRY, Capabilities, Target
 from giql.dialect import GIQLDialect
 from giql.expanders import disjoin as giql_disjoin
+from giql.expanders import distance as giql_distance
 from giql.expanders import intersects as giql_intersects
 from giql.expanders import nearest as giql_nearest
 from giql.expanders._params import coerce_bool_param
-from giql.expressions import Contains, GIQLDisjoin, GIQLNearest, Intersects, Within
+from giql.expressions import Contains, GIQLDisjoin, GIQLDistance, GIQLNearest, Intersects, Within
 from giql.resolver import ResolvedColumn, ResolvedInterval
 from sqlglot import exp, maybe_parse
+
+from ..planner.band import DISTANCE_META, DistanceMark
 
 INTERVAL_PREDICATE = "giql_spark_interval_predicate"
 NEAREST_CANDIDATES = "giql_spark_nearest"
@@ -235,6 +239,22 @@ def _expand_disjoin(node: exp.Expression, ctx) -> exp.Expression:
     return result
 
 
+def _expand_distance(node: exp.Expression, ctx) -> exp.Expression:
+    """giql's DISTANCE CASE, marked with what it computes (a
+    :class:`~giql_spark.planner.band.DistanceMark`), so that a range join on
+    a distance is recognised here, where giql expands it, and never by the
+    shape of the CASE."""
+    result = giql_distance.expand_distance(node, ctx)
+    res = ctx.resolution
+    a = res.column("this") if res is not None else None
+    b = res.column("expression") if res is not None else None
+    if a is not None and b is not None:
+        stranded = coerce_bool_param(node.args.get("stranded")) and a.strand is not None and b.strand is not None
+        result.meta[DISTANCE_META] = DistanceMark((a.chrom, a.start, a.end), (b.chrom, b.start, b.end),
+                                                  stranded, coerce_bool_param(node.args.get("signed")))
+    return result
+
+
 #: giql's own mark on the subquery of its decorrelated NEAREST; the reserved
 #: reference-key columns inside it are named after its value.
 NEAREST_TAG_META = giql_nearest._FALLBACK_TAG_META
@@ -244,3 +264,4 @@ REGISTRY.register(SPARK, Contains, _column_predicate("contains", giql_intersects
 REGISTRY.register(SPARK, Within, _column_predicate("within", giql_intersects.expand_within))
 REGISTRY.register(SPARK, GIQLNearest, _expand_nearest)
 REGISTRY.register(SPARK, GIQLDisjoin, _expand_disjoin)
+REGISTRY.register(SPARK, GIQLDistance, _expand_distance)

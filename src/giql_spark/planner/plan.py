@@ -9,6 +9,7 @@ from giql import Table
 from ..language.compile import compile_giql
 from ..language.relations import plan_nodes
 from ..language.rules import rewrite
+from ..language.rules.band_join import UNPLANNED
 from ..language.rules.hint import OPTIONS
 from ..language.schema import Schema
 from .nodes import Node
@@ -27,10 +28,14 @@ class Plan:
     sql: str
     nodes: list[Node] = field(default_factory=list)
     options: dict = field(default_factory=dict)
+    #: Joins left to Spark's own plan, each with why no band was derived.
+    unplanned: dict = field(default_factory=dict)
 
 
-def plan(query: str, tables: dict[str, Table], columns: dict[str, list[str]]) -> Plan:
+def plan(query: str, tables: dict[str, Table], columns: dict[str, list[str]],
+         types: dict[str, dict[str, str]] | None = None) -> Plan:
     """Plan ``query`` over the registered ``tables`` (giql mappings) whose
-    columns, in order, are ``columns``."""
-    tree = rewrite(compile_giql(query, tables), Schema(columns))
-    return Plan(tree.sql(dialect="spark"), plan_nodes(tree), dict(tree.meta.get(OPTIONS, {})))
+    columns, in order, are ``columns`` (and their Spark type names ``types``)."""
+    tree = rewrite(compile_giql(query, tables), Schema(columns, types))
+    return Plan(tree.sql(dialect="spark"), plan_nodes(tree), dict(tree.meta.get(OPTIONS, {})),
+                dict(tree.meta.get(UNPLANNED, {})))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..schema import Schema
+from .band_join import extract_band_joins
 from .bind import bind_tables
 from .ctes import prune_ctes
 from .exists import exists_to_semi
@@ -30,6 +31,7 @@ RULES = (
     qualify,                 # bare columns of statements with interval joins -> alias.column
     extract_nearest,         # correlated NEAREST -> Nearest node
     extract_interval_joins,  # interval joins -> IntervalJoin nodes
+    extract_band_joins,      # joins whose condition bounds positions -> IntervalJoin nodes (band)
     prune_ctes,              # CTEs only replaced joins read -> dropped
 )
 
