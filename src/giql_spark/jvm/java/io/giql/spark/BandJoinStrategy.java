@@ -1,0 +1,150 @@
+package io.giql.spark;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.AttributeSet;
+import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.plans.FullOuter$;
+import org.apache.spark.sql.catalyst.plans.InnerLike;
+import org.apache.spark.sql.catalyst.plans.JoinType;
+import org.apache.spark.sql.catalyst.plans.LeftAnti$;
+import org.apache.spark.sql.catalyst.plans.LeftOuter$;
+import org.apache.spark.sql.catalyst.plans.LeftSemi$;
+import org.apache.spark.sql.catalyst.plans.RightOuter$;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.SparkStrategy;
+import org.apache.spark.sql.types.BinaryType$;
+import org.apache.spark.sql.types.BooleanType$;
+import org.apache.spark.sql.types.ByteType$;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType$;
+import org.apache.spark.sql.types.IntegerType$;
+import org.apache.spark.sql.types.LongType$;
+import org.apache.spark.sql.types.ShortType$;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.TimestampNTZType$;
+import org.apache.spark.sql.types.TimestampType$;
+
+import scala.Option;
+import scala.collection.immutable.Seq;
+
+/**
+ * Plans a logical Join whose condition has a {@link BandMarker} conjunct as an interval join
+ * operator; the other conjuncts become the residual. Works on the optimised plan, in AQE
+ * re-planning too (children may be LogicalQueryStage: they are planned by planLater).
+ */
+public final class BandJoinStrategy extends SparkStrategy {
+  private static final long serialVersionUID = 1L;
+
+  @Override
+  public Seq<SparkPlan> apply(LogicalPlan plan) {
+    if (!(plan instanceof Join)) return Scala.seqOf();
+    Join j = (Join) plan;
+    if (j.condition().isEmpty() || !supported(j.joinType())) return Scala.seqOf();
+    List<Expression> conjuncts = new ArrayList<>();
+    split(j.condition().get(), conjuncts);
+    AttributeSet ls = j.left().outputSet();
+    AttributeSet rs = j.right().outputSet();
+    for (int i = 0; i < conjuncts.size(); i++) {
+      if (!(conjuncts.get(i) instanceof BandMarker)) continue;
+      BandMarker m = (BandMarker) conjuncts.get(i);
+      if (!m.deterministic() || !m.resolved()) continue;
+      List<Expression> mLeft = m.leftSide();
+      List<Expression> mRight = m.rightSide();
+      boolean swap;
+      if (within(mLeft, ls) && within(mRight, rs)) swap = false;
+      else if (within(mLeft, rs) && within(mRight, ls)) swap = true;
+      else continue;
+      List<Expression> rest = new ArrayList<>(conjuncts);
+      rest.remove(i);
+      List<Expression> lk = swap ? m.rightKeys() : m.leftKeys();
+      List<Expression> rk = swap ? m.leftKeys() : m.rightKeys();
+      // keys whose values are equal exactly when their UnsafeRow bytes are go into the hash key;
+      // the others (floating point, collated strings, nested types) are checked in the residual
+      List<Expression> hl = new ArrayList<>();
+      List<Expression> hr = new ArrayList<>();
+      for (int k = 0; k < lk.size(); k++) {
+        if (binaryEquality(lk.get(k).dataType())) {
+          hl.add(lk.get(k));
+          hr.add(rk.get(k));
+        } else {
+          rest.add(new EqualTo(lk.get(k), rk.get(k)));
+        }
+      }
+      Expression llo = asLong(swap ? m.rightLo() : m.leftLo());
+      Expression lhi = asLong(swap ? m.rightHi() : m.leftHi());
+      Expression rlo = asLong(swap ? m.leftLo() : m.rightLo());
+      Expression rhi = asLong(swap ? m.leftHi() : m.rightHi());
+      Option<Expression> residual = Option.empty();
+      if (!rest.isEmpty()) {
+        Expression r = rest.get(0);
+        for (int k = 1; k < rest.size(); k++) r = new And(r, rest.get(k));
+        residual = Option.apply(r);
+      }
+      BandParams params = m.params();
+      String build = chooseBuild(j, params.build);
+      SparkPlan op = new BroadcastIntervalJoinExec(planLater(j.left()), planLater(j.right()),
+          j.joinType(), build, Scala.seq(hl), llo, lhi, Scala.seq(hr), rlo, rhi, residual,
+          params.index);
+      return Scala.seqOf(op);
+    }
+    return Scala.seqOf();
+  }
+
+  static boolean supported(JoinType t) {
+    return t instanceof InnerLike || t == LeftOuter$.MODULE$ || t == RightOuter$.MODULE$
+        || t == FullOuter$.MODULE$ || t == LeftSemi$.MODULE$ || t == LeftAnti$.MODULE$;
+  }
+
+  private static void split(Expression e, List<Expression> out) {
+    if (e instanceof And) {
+      split(((And) e).left(), out);
+      split(((And) e).right(), out);
+    } else {
+      out.add(e);
+    }
+  }
+
+  private static boolean within(List<Expression> es, AttributeSet set) {
+    for (Expression e : es) {
+      if (!e.references().subsetOf(set)) return false;
+    }
+    return true;
+  }
+
+  static boolean binaryEquality(DataType t) {
+    if (t instanceof StringType) return ((StringType) t).supportsBinaryEquality();
+    return t == LongType$.MODULE$ || t == IntegerType$.MODULE$ || t == ShortType$.MODULE$
+        || t == ByteType$.MODULE$ || t == BooleanType$.MODULE$ || t == DateType$.MODULE$
+        || t == TimestampType$.MODULE$ || t == TimestampNTZType$.MODULE$
+        || t == BinaryType$.MODULE$;
+  }
+
+  private static Expression asLong(Expression e) {
+    if (e.dataType() == LongType$.MODULE$) return e;
+    return new Cast(e, LongType$.MODULE$, Option.empty());
+  }
+
+  /**
+   * Which side to build. Building costs collecting and broadcasting that side; a preserved build
+   * side (outer joins, semi/anti building the left) costs one more pass over the streamed side.
+   */
+  private static String chooseBuild(Join j, String wanted) {
+    if (!"auto".equals(wanted)) return wanted;
+    double l = j.left().stats().sizeInBytes().doubleValue();
+    double r = j.right().stats().sizeInBytes().doubleValue();
+    JoinType t = j.joinType();
+    boolean keepL = t == LeftOuter$.MODULE$ || t == FullOuter$.MODULE$ || t == LeftSemi$.MODULE$
+        || t == LeftAnti$.MODULE$;
+    boolean keepR = t == RightOuter$.MODULE$ || t == FullOuter$.MODULE$;
+    double costRight = 2 * r + (keepR ? l : 0);
+    double costLeft = 2 * l + (keepL ? r : 0);
+    return costLeft < costRight ? "left" : "right";
+  }
+}
