@@ -90,15 +90,15 @@ def source_hash() -> str:
 def jar_path() -> Path:
     """The path of the extension jar, compiling it first when no cached jar matches."""
     digest = source_hash()
+    final = cache_root() / "jvm" / digest
     with _lock:
-        hit = _cached.get(digest)
+        hit = _cached.get(str(final))
         if hit is not None and hit.exists():
             return hit
-        final = cache_root() / "jvm" / digest
         jar = final / JAR_NAME
         if not _valid(jar):
             _build(final)
-        _cached[digest] = jar
+        _cached[str(final)] = jar
         return jar
 
 
