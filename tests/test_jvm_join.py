@@ -110,7 +110,7 @@ def test_every_join_type_matches_spark(jspark, seed, build, index):
     table(jspark, rows(seed, rnd.randrange(0, 40) if seed else 0), "l")  # seed 0: empty left
     table(jspark, rows(seed + 100, rnd.randrange(1, 40) if seed != 1 else 0), "r")  # 1: empty right
     residual = rnd.choice([None, "a.score + b.score > 3", "a.name <> b.name OR a.id % 3 = 0",
-                           "b.score > a.score * 0.5"])
+                           "b.score > a.score * 0.5", "b.chrom = a.chrom AND a.s < b.e"])
     keys = rnd.choice([[("a.chrom", "b.chrom")], [("a.chrom", "b.chrom"), ("a.strand", "b.strand")],
                        []])
     opts = f"build={build};index={index}"

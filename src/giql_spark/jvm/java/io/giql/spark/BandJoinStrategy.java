@@ -77,6 +77,8 @@ public final class BandJoinStrategy extends SparkStrategy {
           rest.add(new EqualTo(lk.get(k), rk.get(k)));
         }
       }
+      // a residual conjunct that repeats a hashed key equality is implied by the grouping
+      rest.removeIf(c -> impliedKeyEquality(c, hl, hr));
       Expression llo = asLong(swap ? m.rightLo() : m.leftLo());
       Expression lhi = asLong(swap ? m.rightHi() : m.leftHi());
       Expression rlo = asLong(swap ? m.leftLo() : m.rightLo());
@@ -95,6 +97,20 @@ public final class BandJoinStrategy extends SparkStrategy {
       return Scala.seqOf(op);
     }
     return Scala.seqOf();
+  }
+
+  /** Is {@code c} the equality {@code l[k] = r[k]} (either way round) of a hashed key? */
+  static boolean impliedKeyEquality(Expression c, List<Expression> l, List<Expression> r) {
+    if (!(c instanceof EqualTo)) return false;
+    Expression a = ((EqualTo) c).left();
+    Expression b = ((EqualTo) c).right();
+    for (int k = 0; k < l.size(); k++) {
+      if ((a.semanticEquals(l.get(k)) && b.semanticEquals(r.get(k)))
+          || (a.semanticEquals(r.get(k)) && b.semanticEquals(l.get(k)))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static boolean supported(JoinType t) {

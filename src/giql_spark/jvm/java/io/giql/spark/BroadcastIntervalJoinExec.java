@@ -387,6 +387,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     private InternalRow out;
     private UnsafeRow lastKey;
     private int lastGroup = -1;
+    private int hint = -1;
     private long outRows;
     private long candRows;
 
@@ -433,9 +434,10 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
         g = idx.group(key);
         lastKey = key.copy();
         lastGroup = g;
+        hint = -1;
       }
       if (g < 0) return;
-      idx.query(g, Math.min(x, y), Math.max(x, y), cand);
+      hint = idx.query(g, Math.min(x, y), Math.max(x, y), hint, cand);
       candRows += cand.n;
     }
 

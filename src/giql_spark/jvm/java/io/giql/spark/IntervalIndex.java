@@ -29,6 +29,9 @@ import scala.collection.Iterator;
 public final class IntervalIndex implements HashedRelation, Serializable {
   private static final long serialVersionUID = 1L;
 
+  /** What the last build in this JVM did and how long sorting and indexing took (profiling). */
+  public static volatile String lastBuildReport = "";
+
   static final byte SCAN = 0;
   static final byte TREE = 1;
   private static final int PAGE = 1 << 24;
@@ -92,21 +95,40 @@ public final class IntervalIndex implements HashedRelation, Serializable {
 
   /**
    * Appends to {@code out} the entries of group {@code g} whose [lo, hi] meets [qlo, qhi]
-   * (qlo <= qhi), in no particular order.
+   * (qlo <= qhi), in no particular order. {@code hint} is what the previous call on the same
+   * group returned (or -1): a stream sorted by lo then finds its start by galloping forward from
+   * there, in cache, instead of a binary search over the whole group. Returns the next hint.
    */
-  void query(int g, long qlo, long qhi, IntBuffer out) {
+  int query(int g, long qlo, long qhi, int hint, IntBuffer out) {
     int s = groupStart[g];
     int e = groupStart[g + 1];
     if (groupMode[g] == SCAN) {
       long from = qlo - groupMaxWidth[g];
       if (from > qlo) from = Long.MIN_VALUE; // underflow
-      int i = lowerBound(lo, s, e, from);
+      int i = hint < 0 ? lowerBound(lo, s, e, from) : lowerBoundFrom(lo, s, e, from, hint);
+      int first = i;
       for (; i < e && lo[i] <= qhi; i++) {
         if (hi[i] >= qlo) out.add(i);
       }
-    } else {
-      queryTree(s, e - s, groupLevel[g], qlo, qhi, out);
+      return first;
     }
+    queryTree(s, e - s, groupLevel[g], qlo, qhi, out);
+    return -1;
+  }
+
+  /** lowerBound(a, s, e, x), searched from {@code hint} (any index in [s, e]). */
+  static int lowerBoundFrom(long[] a, int s, int e, long x, int hint) {
+    if (hint < s || hint > e) return lowerBound(a, s, e, x);
+    if (hint > s && a[hint - 1] >= x) return lowerBound(a, s, hint, x);
+    int i = hint;
+    int step = 1;
+    while (i < e && a[i] < x) {
+      int j = i + step;
+      if (j >= e || a[j] >= x) return lowerBound(a, i + 1, Math.min(j, e), x);
+      i = j;
+      step <<= 1;
+    }
+    return i;
   }
 
   /** First index in [s, e) whose lo is >= x. */
@@ -122,10 +144,10 @@ public final class IntervalIndex implements HashedRelation, Serializable {
   }
 
   private void queryTree(int base, int n, int rootLevel, long qlo, long qhi, IntBuffer out) {
-    // explicit stack of (level, node, visited-left flag)
-    int[] sk = new int[64];
-    long[] sx = new long[64];
-    boolean[] sw = new boolean[64];
+    // explicit stack of (level, node, visited-left flag), kept in the caller's scratch buffer
+    int[] sk = out.sk;
+    long[] sx = out.sx;
+    boolean[] sw = out.sw;
     int t = 0;
     sk[t] = rootLevel;
     sx[t] = (1L << rootLevel) - 1;
@@ -316,6 +338,7 @@ public final class IntervalIndex implements HashedRelation, Serializable {
     }
 
     IntervalIndex build() {
+      long t0 = System.nanoTime();
       int ng = groupOf.size();
       int[] start = new int[ng + 1];
       for (int i = 0; i < entries; i++) start[eGroup[i] + 1]++;
@@ -372,6 +395,8 @@ public final class IntervalIndex implements HashedRelation, Serializable {
       long[] addr = Arrays.copyOf(rowAddr, rows);
       int[] len = Arrays.copyOf(rowLen, rows);
       long bytes = pageBytes + 12L * rows + 28L * entries + 8L * aux.length + 64L * ng;
+      lastBuildReport = "rows=" + rows + " entries=" + entries + " keys=" + ng + " trees=" + anyTree
+          + " index_ms=" + (System.nanoTime() - t0) / 1_000_000;
       return new IntervalIndex(groupOf, start, mode, maxW, level, lo, hi, aux, rowOf, pageArr,
           addr, len, numFields, bytes);
     }
@@ -381,6 +406,10 @@ public final class IntervalIndex implements HashedRelation, Serializable {
   static final class IntBuffer {
     int[] a = new int[16];
     int n = 0;
+    // the tree walk's stack; depth <= 2 * levels + 2 < 128
+    final int[] sk = new int[128];
+    final long[] sx = new long[128];
+    final boolean[] sw = new boolean[128];
 
     void add(int v) {
       if (n == a.length) a = Arrays.copyOf(a, a.length * 2);
