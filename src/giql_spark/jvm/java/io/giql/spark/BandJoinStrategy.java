@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.AttributeSet;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.FullOuter$;
 import org.apache.spark.sql.catalyst.plans.InnerLike;
 import org.apache.spark.sql.catalyst.plans.JoinType;
@@ -17,6 +18,7 @@ import org.apache.spark.sql.catalyst.plans.LeftSemi$;
 import org.apache.spark.sql.catalyst.plans.RightOuter$;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.SparkStrategy;
 import org.apache.spark.sql.types.BinaryType$;
@@ -44,8 +46,23 @@ public final class BandJoinStrategy extends SparkStrategy {
 
   @Override
   public Seq<SparkPlan> apply(LogicalPlan plan) {
+    if (plan instanceof Project && ((Project) plan).child() instanceof Join) {
+      // fuse the projection above the join into the operator's output projection: a
+      // COUNT(*) then writes no columns per pair
+      Project p = (Project) plan;
+      Join j = (Join) p.child();
+      boolean det = true;
+      for (NamedExpression e : Scala.list(p.projectList())) det &= ((Expression) e).deterministic();
+      if (!det || j.joinType() == LeftSemi$.MODULE$ || j.joinType() == LeftAnti$.MODULE$) {
+        return Scala.seqOf();
+      }
+      return planJoin(j, Option.apply(p.projectList()));
+    }
     if (!(plan instanceof Join)) return Scala.seqOf();
-    Join j = (Join) plan;
+    return planJoin((Join) plan, Option.empty());
+  }
+
+  private Seq<SparkPlan> planJoin(Join j, Option<Seq<NamedExpression>> projection) {
     if (j.condition().isEmpty() || !supported(j.joinType())) return Scala.seqOf();
     List<Expression> conjuncts = new ArrayList<>();
     split(j.condition().get(), conjuncts);
@@ -93,7 +110,7 @@ public final class BandJoinStrategy extends SparkStrategy {
       String build = chooseBuild(j, params.build);
       SparkPlan op = new BroadcastIntervalJoinExec(planLater(j.left()), planLater(j.right()),
           j.joinType(), build, Scala.seq(hl), llo, lhi, Scala.seq(hr), rlo, rhi, residual,
-          params.index);
+          params.index, projection);
       return Scala.seqOf(op);
     }
     return Scala.seqOf();

@@ -13,6 +13,7 @@ import org.apache.spark.sql.catalyst.expressions.BasePredicate;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.JoinedRow;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.Predicate;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
@@ -67,13 +68,14 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
   private final Expression rightHi;
   private final Option<Expression> residual;
   private final String index;
+  private final Option<Seq<NamedExpression>> projection;
 
   private transient scala.collection.immutable.Map<String, SQLMetric> metricMap;
 
   public BroadcastIntervalJoinExec(SparkPlan left, SparkPlan right, JoinType joinType,
       String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
       Seq<Expression> rightKeys, Expression rightLo, Expression rightHi,
-      Option<Expression> residual, String index) {
+      Option<Expression> residual, String index, Option<Seq<NamedExpression>> projection) {
     this.left = left;
     this.right = right;
     this.joinType = joinType;
@@ -86,6 +88,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     this.rightHi = rightHi;
     this.residual = residual;
     this.index = index;
+    this.projection = projection;
   }
 
   public SparkPlan left() {
@@ -143,6 +146,16 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
 
   @Override
   public Seq<Attribute> output() {
+    if (projection.isDefined()) {
+      List<Attribute> out = new ArrayList<>();
+      for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
+      return Scala.seq(out);
+    }
+    return joinOutput();
+  }
+
+  /** The join's own output, before any fused projection. */
+  private Seq<Attribute> joinOutput() {
     List<Attribute> out = new ArrayList<>();
     if (existence()) {
       return left.output();
@@ -164,12 +177,12 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
   @Override
   public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
     return new BroadcastIntervalJoinExec(c.apply(0), c.apply(1), joinType, buildSide, leftKeys,
-        leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index);
+        leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index, projection);
   }
 
   @Override
   public int productArity() {
-    return 12;
+    return 13;
   }
 
   @Override
@@ -187,6 +200,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       case 9: return rightHi;
       case 10: return residual;
       case 11: return index;
+      case 12: return projection;
       default: throw new IndexOutOfBoundsException(String.valueOf(n));
     }
   }
@@ -207,7 +221,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
         + leftKeys.mkString("[", ", ", "]") + " = " + rightKeys.mkString("[", ", ", "]")
         + ", hull [" + leftLo + ", " + leftHi + "] ~ [" + rightLo + ", " + rightHi + "]"
         + ", index " + index
-        + (residual.isDefined() ? ", residual " + residual.get() : "");
+        + (residual.isDefined() ? ", residual " + residual.get() : "")
+        + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "");
   }
 
   @Override
@@ -241,10 +256,16 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
 
   @Override
   public Partitioning outputPartitioning() {
-    if (!buildPreserved()) {
+    if (!buildPreserved() && projection.isEmpty()) {
       return streamed().outputPartitioning();
     }
     return new UnknownPartitioning(0);
+  }
+
+  static DataType[] types(Seq<Attribute> attrs) {
+    DataType[] t = new DataType[attrs.size()];
+    for (int i = 0; i < t.length; i++) t[i] = attrs.apply(i).dataType();
+    return t;
   }
 
   static Expression bind(Expression e, Seq<Attribute> attrs) {
@@ -305,9 +326,16 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     List<Attribute> joinedAttrs = new ArrayList<>();
     for (Attribute a : Scala.list(left.output())) joinedAttrs.add(a.withNullability(true));
     for (Attribute a : Scala.list(right.output())) joinedAttrs.add(a.withNullability(true));
+    List<Expression> result = new ArrayList<>();
+    if (projection.isDefined()) {
+      for (NamedExpression e : Scala.list(projection.get())) result.add((Expression) e);
+    } else {
+      result.addAll(Scala.list(output()));
+    }
     return new Probe(mode, bc, Scala.seq(keys), lo, hi, residual.isDefined() ? residual.get() : null,
-        Scala.concat(left.output(), right.output()), output(), Scala.seq(joinedAttrs),
-        buildRight(), streamed().output().size(), built().output().size(), numOut, numCand);
+        Scala.concat(left.output(), right.output()), Scala.seq(result), Scala.seq(joinedAttrs),
+        buildRight(), streamed().output().size(), built().output().size(),
+        types(streamed().output()), numOut, numCand);
   }
 
   /** Everything a task needs to probe; serialised into the task closure. */
@@ -320,18 +348,19 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     final Expression streamHi;
     final Expression residual;
     final Seq<Attribute> residualInput;
-    final Seq<Attribute> output;
+    final Seq<Expression> output;     // the output expressions over joinedInput
     final Seq<Attribute> joinedInput;
     final boolean buildRight;
     final int streamFields;
     final int buildFields;
+    final DataType[] streamTypes;
     final SQLMetric numOut;
     final SQLMetric numCand;
 
     Probe(Mode mode, Broadcast<IntervalIndex> bc, Seq<Expression> streamKeys, Expression streamLo,
         Expression streamHi, Expression residual, Seq<Attribute> residualInput,
-        Seq<Attribute> output, Seq<Attribute> joinedInput, boolean buildRight, int streamFields,
-        int buildFields, SQLMetric numOut, SQLMetric numCand) {
+        Seq<Expression> output, Seq<Attribute> joinedInput, boolean buildRight, int streamFields,
+        int buildFields, DataType[] streamTypes, SQLMetric numOut, SQLMetric numCand) {
       this.mode = mode;
       this.bc = bc;
       this.streamKeys = streamKeys;
@@ -343,6 +372,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       this.joinedInput = joinedInput;
       this.buildRight = buildRight;
       this.streamFields = streamFields;
+      this.streamTypes = streamTypes;
       this.buildFields = buildFields;
       this.numOut = numOut;
       this.numCand = numCand;
@@ -350,7 +380,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
 
     Probe with(Mode m) {
       return new Probe(m, bc, streamKeys, streamLo, streamHi, residual, residualInput, output,
-          joinedInput, buildRight, streamFields, buildFields, numOut, numCand);
+          joinedInput, buildRight, streamFields, buildFields, streamTypes, numOut, numCand);
     }
 
     BasePredicate predicate(int partition) {
@@ -361,8 +391,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     }
 
     UnsafeProjection resultProjection() {
-      return UnsafeProjection.create(Scala.<Expression>seq(new ArrayList<>(Scala.list(output))),
-          joinedInput);
+      return UnsafeProjection.create(output, joinedInput);
     }
   }
 
@@ -400,8 +429,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       this.pred = p.predicate(partition);
       this.resultProj = p.resultProjection();
       this.streamToUnsafe = p.mode == Mode.SEMI || p.mode == Mode.ANTI
-          ? UnsafeProjection.create(Scala.<Expression>seq(new ArrayList<>(Scala.list(p.output))),
-              p.output)
+          ? UnsafeProjection.create(p.streamTypes)
           : null;
       this.buildRow = new UnsafeRow(p.buildFields);
       this.nullBuild = new GenericInternalRow(p.buildFields);
