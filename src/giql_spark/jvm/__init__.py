@@ -19,7 +19,7 @@ from .build import JvmBuildError, jar_path
 
 EXTENSION_CLASS = "io.giql.spark.GiqlSparkExtensions"
 FUNCTION = "giql_band"
-OPERATORS = ("BroadcastIntervalJoin",)
+OPERATORS = ("BroadcastIntervalJoin", "SweepIntervalJoin")
 
 __all__ = [
     "EXTENSION_CLASS", "FUNCTION", "OPERATORS", "JvmBuildError", "available", "install",

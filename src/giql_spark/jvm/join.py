@@ -24,8 +24,8 @@ JOIN_TYPES = {
     "semi": "left_semi", "left_semi": "left_semi", "leftsemi": "left_semi",
     "anti": "left_anti", "left_anti": "left_anti", "leftanti": "left_anti",
 }
-OPTIONS = {"algo": ("auto", "broadcast"), "build": ("auto", "left", "right"),
-           "index": ("auto", "tree", "scan")}
+OPTIONS = {"algo": ("auto", "broadcast", "sweep"), "build": ("auto", "left", "right"),
+           "index": ("auto", "tree", "scan"), "tile": ("auto", "<positive integer>")}
 
 
 def options_string(**options: str) -> str:
@@ -37,7 +37,10 @@ def options_string(**options: str) -> str:
         if k not in OPTIONS:
             raise ValueError(f"unknown interval-join option {k!r} (options: {', '.join(OPTIONS)})")
         v = str(v).lower()
-        if v not in OPTIONS[k]:
+        if k == "tile" and v != "auto":
+            if not v.isdigit() or int(v) <= 0:
+                raise ValueError(f"interval-join option tile={v!r} is not a positive integer or auto")
+        elif v not in OPTIONS[k]:
             raise ValueError(f"interval-join option {k}={v!r} is not one of {', '.join(OPTIONS[k])}")
         parts.append(f"{k}={v}")
     return ";".join(parts)

@@ -3,7 +3,10 @@ package io.giql.spark;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.spark.network.util.JavaUtils;
 import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.AttributeSet;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.EqualTo;
@@ -21,7 +24,9 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.SparkStrategy;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.BinaryType$;
+import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.BooleanType$;
 import org.apache.spark.sql.types.ByteType$;
 import org.apache.spark.sql.types.DataType;
@@ -107,6 +112,9 @@ public final class BandJoinStrategy extends SparkStrategy {
         residual = Option.apply(r);
       }
       BandParams params = m.params();
+      if (useSweep(j, params)) {
+        return Scala.seqOf(sweep(j, hl, hr, llo, lhi, rlo, rhi, residual, params, projection));
+      }
       String build = chooseBuild(j, params.build);
       SparkPlan op = new BroadcastIntervalJoinExec(planLater(j.left()), planLater(j.right()),
           j.joinType(), build, Scala.seq(hl), llo, lhi, Scala.seq(hr), rlo, rhi, residual,
@@ -114,6 +122,40 @@ public final class BandJoinStrategy extends SparkStrategy {
       return Scala.seqOf(op);
     }
     return Scala.seqOf();
+  }
+
+  static final long DEFAULT_TILE = 1_000_000L;
+
+  private static boolean useSweep(Join j, BandParams p) {
+    if (!(j.joinType() instanceof InnerLike)) return false; // the sweep is inner-only for now
+    if ("sweep".equals(p.algo)) return true;
+    if (!"auto".equals(p.algo)) return false;
+    String limit = SQLConf.get().getConfString("spark.giql.broadcastMaxBytes", "2g");
+    long max = JavaUtils.byteStringAsBytes(limit);
+    double l = j.left().stats().sizeInBytes().doubleValue();
+    double r = j.right().stats().sizeInBytes().doubleValue();
+    return Math.min(l, r) > max;
+  }
+
+  private SparkPlan sweep(Join j, List<Expression> hl, List<Expression> hr, Expression llo,
+      Expression lhi, Expression rlo, Expression rhi, Option<Expression> residual, BandParams p,
+      Option<Seq<NamedExpression>> projection) {
+    long w = p.tile > 0 ? p.tile : DEFAULT_TILE;
+    Attribute lt = attr("__giql_tile_l", IntegerType$.MODULE$);
+    Attribute ll = attr("__giql_lo_l", LongType$.MODULE$);
+    Attribute lh = attr("__giql_hi_l", LongType$.MODULE$);
+    Attribute rt = attr("__giql_tile_r", IntegerType$.MODULE$);
+    Attribute rl = attr("__giql_lo_r", LongType$.MODULE$);
+    Attribute rh = attr("__giql_hi_r", LongType$.MODULE$);
+    SparkPlan l = new TileExpandExec(planLater(j.left()), Scala.seq(hl), llo, lhi, w, lt, ll, lh);
+    SparkPlan r = new TileExpandExec(planLater(j.right()), Scala.seq(hr), rlo, rhi, w, rt, rl, rh);
+    return new SweepIntervalJoinExec(l, r, Scala.seq(hl), Scala.seq(hr), lt, ll, lh, rt, rl, rh,
+        w, residual, j.output(), projection);
+  }
+
+  private static Attribute attr(String name, DataType t) {
+    return new AttributeReference(name, t, false, Metadata.empty(), NamedExpression.newExprId(),
+        Scala.seqOf());
   }
 
   /** Is {@code c} the equality {@code l[k] = r[k]} (either way round) of a hashed key? */
