@@ -120,8 +120,11 @@ def main() -> None:
     ap.add_argument("--peers-python", default="/work/peers-venv/bin/python")
     ap.add_argument("--memory", default="8g")
     ap.add_argument("--out", default=str(HERE / "JVM.md"))
+    ap.add_argument("--contenders", default="scan,broadcast,tree,hull,sweep,pairs,spark,polars-bio",
+                    help="which rows to run (comma-separated)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x]
+    want = set(args.contenders.split(","))
     spark_at = {int(x) for x in args.spark_at.split(",") if x}
     pairs_at = {int(x) for x in args.pairs_at.split(",") if x}
 
@@ -152,12 +155,17 @@ def main() -> None:
         scan = "SELECT sum(hash(chrom)), sum(start), sum(`end`) FROM {t}"
         times = [timed(lambda: (spark.sql(scan.format(t="l")).collect(),
                                 spark.sql(scan.format(t="r")).collect()), spark=spark)[0]
-                 for _ in range(args.repeats)]
-        record(size=n, contender="scan both sides (chrom, start, end)", op="read",
-               median_s=statistics.median(times), runs=times)
+                 for _ in range(args.repeats if "scan" in want else 0)]
+        if times:
+            record(size=n, contender="scan both sides (chrom, start, end)", op="read",
+                   median_s=statistics.median(times), runs=times)
 
-        for label, opts in (("giql-spark BroadcastIntervalJoin (auto index)", ""),
-                            ("giql-spark BroadcastIntervalJoin (tree index)", "index=tree")):
+        for key, label, opts in (
+                ("broadcast", "giql-spark BroadcastIntervalJoin (auto index)", ""),
+                ("tree", "giql-spark BroadcastIntervalJoin (tree index)", "index=tree"),
+                ("sweep", "giql-spark SweepIntervalJoin (tile 1 Mb)", "algo=sweep")):
+            if key not in want:
+                continue
             q = COUNT.format(cond=MARKER.format(opts=opts) + " AND " + EXACT)
             runs, count, df = [], None, None
             for _ in range(args.repeats):
@@ -171,14 +179,15 @@ def main() -> None:
         # the same with a count of hull candidates only (no residual): how much the residual costs
         q = COUNT.format(cond=MARKER.format(opts=""))
         runs = []
-        for _ in range(args.repeats):
+        for _ in range(args.repeats if "hull" in want else 0):
             df = spark.sql(q)
             t, rows = timed(df.collect, spark=spark)
             runs.append(t)
-        record(size=n, contender="giql-spark, hull test only (closed [start, end-1])", op="count",
-               median_s=statistics.median(runs), runs=runs, count=rows[0][0])
+        if runs:
+            record(size=n, contender="giql-spark, hull test only (closed [start, end-1])",
+                   op="count", median_s=statistics.median(runs), runs=runs, count=rows[0][0])
 
-        if n in pairs_at:
+        if n in pairs_at and "pairs" in want:
             q = PAIRS.format(cond=MARKER.format(opts="") + " AND " + EXACT)
             runs, written = [], None
             for i in range(args.repeats):
@@ -189,14 +198,14 @@ def main() -> None:
             record(size=n, contender="giql-spark BroadcastIntervalJoin", op="pairs to Parquet",
                    median_s=statistics.median(runs), runs=runs, count=written)
 
-        if n in spark_at:
+        if n in spark_at and "spark" in want:
             df = spark.sql(COUNT.format(cond=EXACT))
             t, rows = timed(df.collect, timeout=args.spark_timeout, spark=spark)
             record(size=n, contender="Spark's own plan (SortMergeJoin on chrom + filter)",
                    op="count", median_s=t, runs=[t], count=rows[0][0] if t else None,
                    note=None if t else rows)
 
-        if args.peers_python and Path(args.peers_python).exists():
+        if "polars-bio" in want and args.peers_python and Path(args.peers_python).exists():
             runs = [polars_bio(args.peers_python, "count", lp, rp, None)
                     for _ in range(args.repeats)]
             ok = [r for r in runs if "seconds" in r]
@@ -204,7 +213,7 @@ def main() -> None:
                    median_s=statistics.median([r["seconds"] for r in ok]) if ok else None,
                    runs=[r.get("seconds") for r in runs], count=ok[0]["rows"] if ok else None,
                    note=None if ok else runs[0])
-            if n in pairs_at:
+            if n in pairs_at and "pairs" in want:
                 runs = [polars_bio(args.peers_python, "pairs", lp, rp, tmp / f"pb-{n}-{i}")
                         for i in range(args.repeats)]
                 ok = [r for r in runs if "seconds" in r]
@@ -214,8 +223,31 @@ def main() -> None:
                        note=None if ok else runs[0])
 
     spark.stop()
-    Path(args.out).with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
-    print(f"wrote {Path(args.out).with_suffix('.json')}")
+    out = Path(args.out)
+    out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
+    out.write_text(markdown(results))
+    print(f"wrote {out} and {out.with_suffix('.json')}")
+
+
+def markdown(results: dict) -> str:
+    m = results["machine"]
+    lines = [f"Machine: {m['cpus']} cores, Spark {m['spark']} {m['master']}, driver memory "
+             f"{m['driver_memory']}; load average (1 min) as recorded after each row: the machine "
+             "is shared with other jobs.", "",
+             "| rows per side | contender | op | median s | runs s | count | load |",
+             "|---:|---|---|---:|---|---:|---:|"]
+    for r in results["rows"]:
+        med = "—" if r.get("median_s") is None else f"{r['median_s']:.2f}"
+        runs = ", ".join("—" if x is None else f"{x:.2f}" for x in r.get("runs", []))
+        cnt = "" if r.get("count") is None else f"{r['count']:,}"
+        note = f" ({r['note']})" if r.get("note") else ""
+        lines.append(f"| {r['size']:,} | {r['contender']}{note} | {r['op']} | {med} | {runs} | "
+                     f"{cnt} | {r.get('loadavg_1m', '')} |")
+    prof = [r for r in results["rows"] if r.get("profile")]
+    for r in prof:
+        lines += ["", f"Profile, {r['size']:,} rows, {r['contender']} (last run):", "", "```",
+                  r["profile"].rstrip(), "```"]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
