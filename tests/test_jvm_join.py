@@ -110,7 +110,8 @@ def test_every_join_type_matches_spark(jspark, seed, build, index):
     table(jspark, rows(seed, rnd.randrange(0, 40) if seed else 0), "l")  # seed 0: empty left
     table(jspark, rows(seed + 100, rnd.randrange(1, 40) if seed != 1 else 0), "r")  # 1: empty right
     residual = rnd.choice([None, "a.score + b.score > 3", "a.name <> b.name OR a.id % 3 = 0",
-                           "b.score > a.score * 0.5", "b.chrom = a.chrom AND a.s < b.e"])
+                           "b.score > a.score * 0.5", "b.chrom = a.chrom AND a.s < b.e",
+                           "a.s + 1 < b.e AND b.s - 2 <= a.e AND a.id >= b.id"])
     keys = rnd.choice([[("a.chrom", "b.chrom")], [("a.chrom", "b.chrom"), ("a.strand", "b.strand")],
                        []])
     opts = f"build={build};index={index}"
@@ -152,9 +153,29 @@ def test_int_bounds_and_int_keys(jspark):
     jspark.createDataFrame(data, "id int, k int, s int, e int").createOrReplaceTempView("li")
     jspark.createDataFrame(data[::2], "id int, k int, s int, e int").createOrReplaceTempView("ri")
     for how in ("inner", "right", "semi"):
-        fast, slow = both(jspark, how, [("a.k", "b.k")], "a.s", "a.e", "b.s", "b.e",
-                          frm=("li", "ri"))
-        assert_same(fast, slow)
+        for residual in (None, "a.s < b.e AND b.s <= a.e + 2", "a.id > b.id AND a.e >= b.s"):
+            fast, slow = both(jspark, how, [("a.k", "b.k")], "a.s", "a.e", "b.s", "b.e",
+                              frm=("li", "ri"), residual=residual)
+            assert_same(fast, slow)
+
+
+def test_residual_constant_that_overflows_follows_spark(jspark):
+    """A residual term like end + 9e18 overflows: the direct comparison defers to Spark's own
+    predicate, which raises (ANSI) or wraps exactly as the plain join does."""
+    data = [(1, "c", 10, 20), (2, "c", 9_000_000_000_000_000_000 // 1000, 15)]
+    jspark.createDataFrame(data, "id int, chrom string, s bigint, e bigint") \
+        .createOrReplaceTempView("lo")
+    cond = "a.e + 9000000000000000000 > b.s"
+    outcomes = []
+    for marker in (True, False):
+        m = (band_sql(["a.chrom"], "a.s", "a.e", ["b.chrom"], "b.s", "b.e") if marker else
+             plain_condition([("a.chrom", "b.chrom")], "a.s", "a.e", "b.s", "b.e"))
+        try:
+            rows_ = jspark.sql(f"SELECT a.id, b.id FROM lo a JOIN lo b ON {m} AND {cond}").collect()
+            outcomes.append(("rows", Counter(map(tuple, rows_))))
+        except Exception as e:  # noqa: BLE001 - compare the kind of failure
+            outcomes.append(("error", "ARITHMETIC_OVERFLOW" in str(e)))
+    assert outcomes[0] == outcomes[1]
 
 
 def test_dataframe_api_and_half_open_residual(jspark):
@@ -232,6 +253,7 @@ def test_marker_alone_is_the_plain_test(jspark):
     ("giql_band('', a.chrom, a.s, b.chrom, b.s, b.e)", "same number of keys"),
     ("giql_band('colour=red', a.chrom, a.s, a.e, b.chrom, b.s, b.e)", "no option 'colour'"),
     ("giql_band('index=hash', a.chrom, a.s, a.e, b.chrom, b.s, b.e)", "index=hash"),
+    ("giql_band('algo=sweep;tile=-3', a.chrom, a.s, a.e, b.chrom, b.s, b.e)", "positive integer"),
     ("giql_band(a.name, a.chrom, a.s, a.e, b.chrom, b.s, b.e)", "string literal"),
     ("giql_band('', a.chrom, a.name, a.e, b.chrom, b.s, b.e)", "must be integers"),
     ("giql_band('', a.chrom, a.s, a.e, b.id, b.s, b.e)", "cast them to one type"),
@@ -251,6 +273,9 @@ def test_python_helpers_validate(jspark):
         band(["a"], "s", "e", [], "s", "e")
     with pytest.raises(ValueError, match="not one of"):
         band_sql(["a"], "s", "e", ["b"], "s", "e", build="middle")
+    with pytest.raises(ValueError, match="positive integer"):
+        band_sql(["a"], "s", "e", ["b"], "s", "e", algo="sweep", tile=0)
+    assert "tile=5" in band_sql(["a"], "s", "e", ["b"], "s", "e", algo="sweep", tile=5)
     with pytest.raises(ValueError, match="unknown join type"):
         band_join(jspark.range(1), jspark.range(1), left_keys=[], left_lo="id", left_hi="id",
                   right_keys=[], right_lo="id", right_hi="id", how="sideways")

@@ -134,7 +134,12 @@ public final class BandJoinStrategy extends SparkStrategy {
     long max = JavaUtils.byteStringAsBytes(limit);
     double l = j.left().stats().sizeInBytes().doubleValue();
     double r = j.right().stats().sizeInBytes().doubleValue();
-    return Math.min(l, r) > max;
+    // a plan without statistics (an RDD, a Python data source) reports
+    // spark.sql.defaultSizeInBytes (Long.MAX_VALUE), scaled down a little by projections above
+    // it: an estimate of 1 PiB or more is taken as unknown, and unknown sizes keep the broadcast
+    double unknown = Math.min((double) SQLConf.get().defaultSizeInBytes(), 1e15);
+    double small = Math.min(l, r);
+    return small > max && small < unknown;
   }
 
   private SparkPlan sweep(Join j, List<Expression> hl, List<Expression> hr, Expression llo,

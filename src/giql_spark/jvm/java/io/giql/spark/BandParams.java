@@ -10,8 +10,9 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code algo}: {@code auto} (default), {@code broadcast} (interval index, one side
- *       broadcast) or {@code sweep}. {@code auto} broadcasts unless the smaller side's estimated
- *       size exceeds {@code spark.giql.broadcastMaxBytes} (default 2g) and the join is inner.</li>
+ *       broadcast) or {@code sweep}. {@code auto} broadcasts unless the join is inner and the
+ *       smaller side's estimated size is known and exceeds {@code spark.giql.broadcastMaxBytes}
+ *       (default 2g).</li>
  *   <li>{@code build}: {@code auto} (default), {@code left} or {@code right}: which side the
  *       broadcast index is built from.</li>
  *   <li>{@code index}: {@code auto} (default), {@code tree} (implicit augmented interval tree)

@@ -333,7 +333,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       result.addAll(Scala.list(output()));
     }
     return new Probe(mode, bc, Scala.seq(keys), lo, hi, residual.isDefined() ? residual.get() : null,
-        Scala.concat(left.output(), right.output()), Scala.seq(result), Scala.seq(joinedAttrs),
+        Scala.concat(left.output(), right.output()), left.output(), right.output(),
+        Scala.seq(result), Scala.seq(joinedAttrs),
         buildRight(), streamed().output().size(), built().output().size(),
         types(streamed().output()), numOut, numCand);
   }
@@ -348,6 +349,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     final Expression streamHi;
     final Expression residual;
     final Seq<Attribute> residualInput;
+    final Seq<Attribute> leftOut;
+    final Seq<Attribute> rightOut;
     final Seq<Expression> output;     // the output expressions over joinedInput
     final Seq<Attribute> joinedInput;
     final boolean buildRight;
@@ -359,7 +362,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
 
     Probe(Mode mode, Broadcast<IntervalIndex> bc, Seq<Expression> streamKeys, Expression streamLo,
         Expression streamHi, Expression residual, Seq<Attribute> residualInput,
-        Seq<Expression> output, Seq<Attribute> joinedInput, boolean buildRight, int streamFields,
+        Seq<Attribute> leftOut, Seq<Attribute> rightOut, Seq<Expression> output, Seq<Attribute> joinedInput, boolean buildRight, int streamFields,
         int buildFields, DataType[] streamTypes, SQLMetric numOut, SQLMetric numCand) {
       this.mode = mode;
       this.bc = bc;
@@ -368,6 +371,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       this.streamHi = streamHi;
       this.residual = residual;
       this.residualInput = residualInput;
+      this.leftOut = leftOut;
+      this.rightOut = rightOut;
       this.output = output;
       this.joinedInput = joinedInput;
       this.buildRight = buildRight;
@@ -379,7 +384,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     }
 
     Probe with(Mode m) {
-      return new Probe(m, bc, streamKeys, streamLo, streamHi, residual, residualInput, output,
+      return new Probe(m, bc, streamKeys, streamLo, streamHi, residual, residualInput, leftOut,
+          rightOut, output,
           joinedInput, buildRight, streamFields, buildFields, streamTypes, numOut, numCand);
     }
 
@@ -403,6 +409,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     private final UnsafeProjection keyProj;
     private final UnsafeProjection boundsProj;
     private final BasePredicate pred;
+    private final FastResidual fast;
     private final UnsafeProjection resultProj;
     private final UnsafeProjection streamToUnsafe;
     private final JoinedRow joined = new JoinedRow();
@@ -427,6 +434,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       this.keyProj = UnsafeProjection.create(p.streamKeys);
       this.boundsProj = UnsafeProjection.create(Scala.seqOf(p.streamLo, p.streamHi));
       this.pred = p.predicate(partition);
+      this.fast = p.residual == null ? null
+          : FastResidual.compile(p.residual, p.leftOut, p.rightOut);
       this.resultProj = p.resultProjection();
       this.streamToUnsafe = p.mode == Mode.SEMI || p.mode == Mode.ANTI
           ? UnsafeProjection.create(p.streamTypes)
@@ -476,7 +485,16 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
             int r = idx.rowOf[cand.a[candPos++]];
             idx.pointTo(buildRow, r);
             pair(cur, buildRow);
-            if (pred != null && !pred.eval(joined)) continue;
+            if (pred != null) {
+              if (fast != null) {
+                int v = p.buildRight ? fast.eval(cur, buildRow) : fast.eval(buildRow, cur);
+                if (v == FastResidual.FALSE || v == FastResidual.UNKNOWN && !pred.eval(joined)) {
+                  continue;
+                }
+              } else if (!pred.eval(joined)) {
+                continue;
+              }
+            }
             curMatched = true;
             switch (p.mode) {
               case PAIRS:

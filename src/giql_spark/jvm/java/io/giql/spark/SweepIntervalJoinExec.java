@@ -217,8 +217,7 @@ public final class SweepIntervalJoinExec extends SparkPlan {
     Sweep s = new Sweep(Scala.seq(lk), Scala.seq(rk), keyTypes, ordinal(lOut, leftTile),
         ordinal(lOut, leftLo), ordinal(lOut, leftHi), ordinal(rOut, rightTile),
         ordinal(rOut, rightLo), ordinal(rOut, rightHi), lOut.size(), rOut.size(), tileWidth,
-        residual.isDefined() ? residual.get() : null, Scala.concat(lOut, rOut),
-        Scala.seq(result), longMetric("numOutputRows"), longMetric("numCandidates"));
+        residual.isDefined() ? residual.get() : null, lOut, rOut, Scala.seq(result), longMetric("numOutputRows"), longMetric("numCandidates"));
     return left.execute().zipPartitions(right.execute(), false, s, Scala.tag(InternalRow.class),
         Scala.tag(InternalRow.class));
   }
@@ -242,14 +241,16 @@ public final class SweepIntervalJoinExec extends SparkPlan {
     final long width;
     final Expression residual;
     final Seq<Attribute> joinedInput;
+    final Seq<Attribute> leftIn;
+    final Seq<Attribute> rightIn;
     final Seq<Expression> output;
     final SQLMetric numOut;
     final SQLMetric numCand;
 
     Sweep(Seq<Expression> leftKeys, Seq<Expression> rightKeys, DataType[] keyTypes, int lTile,
         int lLo, int lHi, int rTile, int rLo, int rHi, int lFields, int rFields, long width,
-        Expression residual, Seq<Attribute> joinedInput, Seq<Expression> output, SQLMetric numOut,
-        SQLMetric numCand) {
+        Expression residual, Seq<Attribute> leftIn, Seq<Attribute> rightIn, Seq<Expression> output,
+        SQLMetric numOut, SQLMetric numCand) {
       this.leftKeys = leftKeys;
       this.rightKeys = rightKeys;
       this.keyTypes = keyTypes;
@@ -263,7 +264,9 @@ public final class SweepIntervalJoinExec extends SparkPlan {
       this.rFields = rFields;
       this.width = width;
       this.residual = residual;
-      this.joinedInput = joinedInput;
+      this.joinedInput = Scala.concat(leftIn, rightIn);
+      this.leftIn = leftIn;
+      this.rightIn = rightIn;
       this.output = output;
       this.numOut = numOut;
       this.numCand = numCand;
@@ -284,6 +287,7 @@ public final class SweepIntervalJoinExec extends SparkPlan {
     private final UnsafeProjection rKey;
     private final BaseOrdering keyOrd;
     private final BasePredicate pred;
+    private final FastResidual fast;
     private final UnsafeProjection result;
     private final JoinedRow joined = new JoinedRow();
     private InternalRow lNext;
@@ -312,8 +316,10 @@ public final class SweepIntervalJoinExec extends SparkPlan {
       if (s.residual != null) {
         this.pred = Predicate.create(s.residual, s.joinedInput);
         this.pred.initialize(org.apache.spark.TaskContext.getPartitionId());
+        this.fast = FastResidual.compile(s.residual, s.leftIn, s.rightIn);
       } else {
         this.pred = null;
+        this.fast = null;
       }
       this.result = UnsafeProjection.create(s.output, s.joinedInput);
       this.lNext = li.hasNext() ? li.next() : null;
@@ -370,7 +376,16 @@ public final class SweepIntervalJoinExec extends SparkPlan {
             candRows++;
             if (xLeft) joined.apply(x, b);
             else joined.apply(b, x);
-            if (pred == null || pred.eval(joined)) {
+            boolean ok;
+            if (pred == null) {
+              ok = true;
+            } else if (fast != null) {
+              int v = xLeft ? fast.eval(x, b) : fast.eval(b, x);
+              ok = v == FastResidual.TRUE || v == FastResidual.UNKNOWN && pred.eval(joined);
+            } else {
+              ok = pred.eval(joined);
+            }
+            if (ok) {
               out = result.apply(joined);
               return true;
             }
