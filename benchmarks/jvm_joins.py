@@ -120,9 +120,19 @@ def main() -> None:
     ap.add_argument("--peers-python", default="/work/peers-venv/bin/python")
     ap.add_argument("--memory", default="8g")
     ap.add_argument("--out", default=str(HERE / "JVM.md"))
+    ap.add_argument("--render", help="only rewrite --out from this results JSON (and --extra)")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="with --render: more results JSON whose rows are appended")
     ap.add_argument("--contenders", default="scan,broadcast,tree,hull,sweep,pairs,spark,polars-bio",
                     help="which rows to run (comma-separated)")
     args = ap.parse_args()
+    if args.render:
+        results = json.loads(Path(args.render).read_text())
+        for extra in args.extra:
+            more = json.loads(Path(extra).read_text())
+            results["rows"] += [dict(r, run=Path(extra).name) for r in more["rows"]]
+        Path(args.out).write_text(markdown(results))
+        return
     sizes = [int(x) for x in args.sizes.split(",") if x]
     want = set(args.contenders.split(","))
     spark_at = {int(x) for x in args.spark_at.split(",") if x}
@@ -231,7 +241,12 @@ def main() -> None:
 
 def markdown(results: dict) -> str:
     m = results["machine"]
-    lines = [f"Machine: {m['cpus']} cores, Spark {m['spark']} {m['master']}, driver memory "
+    lines = ["# giql-spark JVM interval joins: benchmark", "",
+             "Made by `benchmarks/jvm_joins.py` (see its docstring for the method): COUNT(*) of "
+             "`a.chrom = b.chrom AND a.start < b.end AND b.start < a.end` over the `uniform` "
+             "profile of `benchmarks/joins.py` (hg38, widths 100-2000 bp), median of 3 runs in one "
+             "Spark session after a warm-up; polars-bio runs in its own process per run.", "",
+             f"Machine: {m['cpus']} cores, Spark {m['spark']} {m['master']}, driver memory "
              f"{m['driver_memory']}; load average (1 min) as recorded after each row: the machine "
              "is shared with other jobs.", "",
              "| rows per side | contender | op | median s | runs s | count | load |",
@@ -241,6 +256,8 @@ def markdown(results: dict) -> str:
         runs = ", ".join("—" if x is None else f"{x:.2f}" for x in r.get("runs", []))
         cnt = "" if r.get("count") is None else f"{r['count']:,}"
         note = f" ({r['note']})" if r.get("note") else ""
+        if r.get("run"):
+            note += f" [{r['run']}]"
         lines.append(f"| {r['size']:,} | {r['contender']}{note} | {r['op']} | {med} | {runs} | "
                      f"{cnt} | {r.get('loadavg_1m', '')} |")
     prof = [r for r in results["rows"] if r.get("profile")]

@@ -292,3 +292,21 @@ def test_available_reports_a_session_without_the_extension(jspark):
     assert not ok and "no giql_band function" in why
     assert gj.available(jspark) == (True, "")
     assert gj.install(jspark) == "already available"
+
+
+def test_projection_fused_into_outer_joins(jspark):
+    """A Project above the join is computed by the operator itself (including NULL padding)."""
+    table(jspark, rows(81, 40), "l")
+    table(jspark, rows(82, 40), "r")
+    select = ("a.id, b.s + 1 AS x, coalesce(b.name, 'none') AS bn, a.e IS NULL AS ae, "
+              "struct(b.id, a.name) AS st")
+    for how in ("inner", "left", "right", "full"):
+        fast, slow = both(jspark, how, [("a.chrom", "b.chrom")], "a.s", "a.e", "b.s", "b.e",
+                          residual="a.s <= b.e", select=select)
+        assert "output [" in fast._jdf.queryExecution().executedPlan().toString()
+        assert_same(fast, slow)
+    agg = "count(*) AS n, count(b.id) AS nb, sum(a.id) AS sa"
+    for how in ("left", "full"):
+        fast, slow = both(jspark, how, [("a.chrom", "b.chrom")], "a.s", "a.e", "b.s", "b.e",
+                          select=agg)
+        assert_same(fast, slow)
