@@ -310,3 +310,19 @@ def test_projection_fused_into_outer_joins(jspark):
         fast, slow = both(jspark, how, [("a.chrom", "b.chrom")], "a.s", "a.e", "b.s", "b.e",
                           select=agg)
         assert_same(fast, slow)
+
+
+def test_too_large_broadcast_side_is_a_clear_error(jspark):
+    table(jspark, rows(91, 3000, span=100000), "l")
+    table(jspark, rows(92, 3000, span=100000), "r")
+    m = band_sql(["a.chrom"], "a.s", "a.e", ["b.chrom"], "b.s", "b.e", build="right")
+    jspark.conf.set("spark.giql.broadcastMaxRowBytes", "1k")
+    try:
+        with pytest.raises(PySparkException) as err:
+            jspark.sql(f"SELECT count(*) FROM l a JOIN r b ON {m}").collect()
+        msg = str(err.value)
+        assert "giql interval join: the broadcast side has more than" in msg and "algo=sweep" in msg
+        assert "at org.apache" not in msg
+    finally:
+        jspark.conf.unset("spark.giql.broadcastMaxRowBytes")
+    assert jspark.sql(f"SELECT count(*) FROM l a JOIN r b ON {m}").collect()[0][0] >= 0

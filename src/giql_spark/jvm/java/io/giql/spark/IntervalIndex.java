@@ -32,6 +32,11 @@ public final class IntervalIndex implements HashedRelation, Serializable {
   /** What the last build in this JVM did and how long sorting and indexing took (profiling). */
   public static volatile String lastBuildReport = "";
 
+  @SuppressWarnings("unchecked")
+  static <E extends Throwable> E sneaky(Throwable t) throws E {
+    throw (E) t;
+  }
+
   static final byte SCAN = 0;
   static final byte TREE = 1;
   private static final int PAGE = 1 << 24;
@@ -276,10 +281,13 @@ public final class IntervalIndex implements HashedRelation, Serializable {
     private int[] eRow = new int[1024];
     private int entries = 0;
     private long pageBytes = 0;
+    private long usedBytes = 0;
+    private final long maxRowBytes;
 
-    Builder(int numFields, String indexChoice) {
+    Builder(int numFields, String indexChoice, long maxRowBytes) {
       this.numFields = numFields;
       this.indexChoice = indexChoice;
+      this.maxRowBytes = maxRowBytes;
     }
 
     /** Adds a build row; {@code key} is null when the row can match nothing. */
@@ -319,6 +327,21 @@ public final class IntervalIndex implements HashedRelation, Serializable {
     private int addRow(UnsafeRow row) {
       int len = row.getSizeInBytes();
       if (pageUsed + len > page.length) {
+        page = null;
+      }
+      usedBytes += len;
+      if (usedBytes > maxRowBytes) {
+        String limit = maxRowBytes >= (1L << 20) ? (maxRowBytes >> 20) + " MiB"
+            : maxRowBytes + " bytes";
+        // a QueryExecutionException reaches Python as pyspark's QueryExecutionException
+        throw IntervalIndex.<RuntimeException>sneaky(
+            new org.apache.spark.sql.execution.QueryExecutionException(
+                "giql interval join: the broadcast side has more than " + limit + " of rows ("
+                + rows + " rows so far), more than this driver can index and broadcast; use the "
+                + "sweep join (giql_band option algo=sweep, inner joins), build the other side "
+                + "(build=left/right), or raise spark.giql.broadcastMaxRowBytes", null));
+      }
+      if (page == null) {
         page = new byte[Math.max(PAGE, len)];
         pages.add(page);
         pageBytes += page.length;

@@ -49,7 +49,7 @@ public final class IntervalIndexMode implements BroadcastMode, Serializable {
     UnsafeProjection keyProj = UnsafeProjection.create(keys);
     UnsafeProjection boundsProj = UnsafeProjection.create(Scala.seqOf(lo, hi));
     UnsafeProjection toUnsafe = null;
-    IntervalIndex.Builder b = new IntervalIndex.Builder(rowTypes.length, index);
+    IntervalIndex.Builder b = new IntervalIndex.Builder(rowTypes.length, index, maxRowBytes());
     long t0 = System.nanoTime();
     while (rows.hasNext()) {
       InternalRow in = rows.next();
@@ -73,6 +73,18 @@ public final class IntervalIndexMode implements BroadcastMode, Serializable {
     IntervalIndex.lastBuildReport = "read_and_add_ms=" + (t1 - t0) / 1_000_000 + " "
         + IntervalIndex.lastBuildReport;
     return idx;
+  }
+
+  /**
+   * The most row bytes the index may hold: spark.giql.broadcastMaxRowBytes, by default 40% of
+   * the driver's heap (the rows, the index arrays and the serialised broadcast copy each take
+   * about that much).
+   */
+  static long maxRowBytes() {
+    String v = org.apache.spark.sql.internal.SQLConf.get()
+        .getConfString("spark.giql.broadcastMaxRowBytes", "");
+    if (!v.isEmpty()) return org.apache.spark.network.util.JavaUtils.byteStringAsBytes(v);
+    return (long) (Runtime.getRuntime().maxMemory() * 0.4);
   }
 
   @Override
