@@ -1,0 +1,651 @@
+package io.giql.spark;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.BasePredicate;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.JoinedRow;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.Predicate;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.catalyst.plans.FullOuter$;
+import org.apache.spark.sql.catalyst.plans.InnerLike;
+import org.apache.spark.sql.catalyst.plans.JoinType;
+import org.apache.spark.sql.catalyst.plans.LeftAnti$;
+import org.apache.spark.sql.catalyst.plans.LeftOuter$;
+import org.apache.spark.sql.catalyst.plans.LeftSemi$;
+import org.apache.spark.sql.catalyst.plans.RightOuter$;
+import org.apache.spark.sql.catalyst.plans.physical.BroadcastDistribution;
+import org.apache.spark.sql.catalyst.plans.physical.Distribution;
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
+import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
+import org.apache.spark.sql.catalyst.plans.physical.UnspecifiedDistribution$;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.metric.SQLMetric;
+import org.apache.spark.sql.execution.metric.SQLMetrics;
+import org.apache.spark.sql.types.DataType;
+
+import scala.Option;
+import scala.Tuple2;
+import scala.collection.AbstractIterator;
+import scala.collection.Iterator;
+import scala.collection.immutable.IndexedSeq;
+import scala.collection.immutable.Seq;
+import scala.runtime.AbstractFunction1;
+import scala.runtime.AbstractFunction2;
+
+/**
+ * Interval join with one side broadcast as an {@link IntervalIndex} and the other streamed past it
+ * without a shuffle. A pair joins when its keys are equal, the closed hulls [least(lo,hi),
+ * greatest(lo,hi)] share a point, and the residual is TRUE.
+ *
+ * <p>Join types: inner, left/right/full outer, left semi, left anti, with either side built. When
+ * the build side is preserved (full outer, right outer building right, left outer / semi / anti
+ * building left), a first job ORs per-task bitsets of matched build rows and the build rows are
+ * then emitted once from one extra partition, as BroadcastNestedLoopJoinExec does.
+ */
+public final class BroadcastIntervalJoinExec extends SparkPlan {
+  private static final long serialVersionUID = 1L;
+
+  private final SparkPlan left;
+  private final SparkPlan right;
+  private final JoinType joinType;
+  private final String buildSide;
+  private final Seq<Expression> leftKeys;
+  private final Expression leftLo;
+  private final Expression leftHi;
+  private final Seq<Expression> rightKeys;
+  private final Expression rightLo;
+  private final Expression rightHi;
+  private final Option<Expression> residual;
+  private final String index;
+  private final Option<Seq<NamedExpression>> projection;
+
+  private transient scala.collection.immutable.Map<String, SQLMetric> metricMap;
+
+  public BroadcastIntervalJoinExec(SparkPlan left, SparkPlan right, JoinType joinType,
+      String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
+      Seq<Expression> rightKeys, Expression rightLo, Expression rightHi,
+      Option<Expression> residual, String index, Option<Seq<NamedExpression>> projection) {
+    this.left = left;
+    this.right = right;
+    this.joinType = joinType;
+    this.buildSide = buildSide;
+    this.leftKeys = leftKeys;
+    this.leftLo = leftLo;
+    this.leftHi = leftHi;
+    this.rightKeys = rightKeys;
+    this.rightLo = rightLo;
+    this.rightHi = rightHi;
+    this.residual = residual;
+    this.index = index;
+    this.projection = projection;
+  }
+
+  public SparkPlan left() {
+    return left;
+  }
+
+  public SparkPlan right() {
+    return right;
+  }
+
+  public JoinType joinType() {
+    return joinType;
+  }
+
+  private boolean buildRight() {
+    return "right".equals(buildSide);
+  }
+
+  private SparkPlan streamed() {
+    return buildRight() ? left : right;
+  }
+
+  private SparkPlan built() {
+    return buildRight() ? right : left;
+  }
+
+  static boolean isInner(JoinType t) {
+    return t instanceof InnerLike;
+  }
+
+  /** Does the output keep unmatched rows of the left / right input? */
+  private boolean preservesLeft() {
+    return joinType == LeftOuter$.MODULE$ || joinType == FullOuter$.MODULE$;
+  }
+
+  private boolean preservesRight() {
+    return joinType == RightOuter$.MODULE$ || joinType == FullOuter$.MODULE$;
+  }
+
+  private boolean existence() {
+    return joinType == LeftSemi$.MODULE$ || joinType == LeftAnti$.MODULE$;
+  }
+
+  /** The build side's rows appear in the output on their own (not only in pairs). */
+  private boolean buildPreserved() {
+    if (existence()) return !buildRight();
+    return buildRight() ? preservesRight() : preservesLeft();
+  }
+
+  private boolean streamPreserved() {
+    return buildRight() ? preservesLeft() : preservesRight();
+  }
+
+  // ------------------------------------------------------------------ plan node plumbing
+
+  @Override
+  public Seq<Attribute> output() {
+    if (projection.isDefined()) {
+      List<Attribute> out = new ArrayList<>();
+      for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
+      return Scala.seq(out);
+    }
+    return joinOutput();
+  }
+
+  /** The join's own output, before any fused projection. */
+  private Seq<Attribute> joinOutput() {
+    List<Attribute> out = new ArrayList<>();
+    if (existence()) {
+      return left.output();
+    }
+    for (Attribute a : Scala.list(left.output())) {
+      out.add(preservesRight() ? a.withNullability(true) : a);
+    }
+    for (Attribute a : Scala.list(right.output())) {
+      out.add(preservesLeft() ? a.withNullability(true) : a);
+    }
+    return Scala.seq(out);
+  }
+
+  @Override
+  public Seq<SparkPlan> children() {
+    return Scala.seqOf(left, right);
+  }
+
+  @Override
+  public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
+    return new BroadcastIntervalJoinExec(c.apply(0), c.apply(1), joinType, buildSide, leftKeys,
+        leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index, projection);
+  }
+
+  @Override
+  public int productArity() {
+    return 13;
+  }
+
+  @Override
+  public Object productElement(int n) {
+    switch (n) {
+      case 0: return left;
+      case 1: return right;
+      case 2: return joinType;
+      case 3: return buildSide;
+      case 4: return leftKeys;
+      case 5: return leftLo;
+      case 6: return leftHi;
+      case 7: return rightKeys;
+      case 8: return rightLo;
+      case 9: return rightHi;
+      case 10: return residual;
+      case 11: return index;
+      case 12: return projection;
+      default: throw new IndexOutOfBoundsException(String.valueOf(n));
+    }
+  }
+
+  @Override
+  public boolean canEqual(Object o) {
+    return o instanceof BroadcastIntervalJoinExec;
+  }
+
+  @Override
+  public String nodeName() {
+    return "BroadcastIntervalJoin";
+  }
+
+  @Override
+  public String simpleString(int maxFields) {
+    return nodeName() + " " + joinType + ", build " + buildSide + ", keys "
+        + leftKeys.mkString("[", ", ", "]") + " = " + rightKeys.mkString("[", ", ", "]")
+        + ", hull [" + leftLo + ", " + leftHi + "] ~ [" + rightLo + ", " + rightHi + "]"
+        + ", index " + index
+        + (residual.isDefined() ? ", residual " + residual.get() : "")
+        + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "");
+  }
+
+  @Override
+  public scala.collection.immutable.Map<String, SQLMetric> metrics() {
+    if (metricMap == null) {
+      Map<String, SQLMetric> m = new java.util.LinkedHashMap<>();
+      m.put("numOutputRows", SQLMetrics.createMetric(sparkContext(), "number of output rows"));
+      m.put("numCandidates",
+          SQLMetrics.createMetric(sparkContext(), "number of hull-overlapping pairs"));
+      metricMap = scala.collection.immutable.Map$.MODULE$.from(
+          scala.jdk.javaapi.CollectionConverters.asScala(m));
+    }
+    return metricMap;
+  }
+
+  @Override
+  public Seq<Distribution> requiredChildDistribution() {
+    SparkPlan b = built();
+    Seq<Attribute> attrs = b.output();
+    List<Expression> keys = new ArrayList<>();
+    for (Expression k : Scala.list(buildRight() ? rightKeys : leftKeys)) keys.add(bind(k, attrs));
+    Expression lo = bind(buildRight() ? rightLo : leftLo, attrs);
+    Expression hi = bind(buildRight() ? rightHi : leftHi, attrs);
+    DataType[] types = new DataType[attrs.size()];
+    for (int i = 0; i < types.length; i++) types[i] = attrs.apply(i).dataType();
+    Distribution bd = new BroadcastDistribution(
+        new IntervalIndexMode(Scala.seq(keys), lo, hi, index, types));
+    Distribution any = UnspecifiedDistribution$.MODULE$;
+    return buildRight() ? Scala.seqOf(any, bd) : Scala.seqOf(bd, any);
+  }
+
+  @Override
+  public Partitioning outputPartitioning() {
+    if (!buildPreserved() && projection.isEmpty()) {
+      return streamed().outputPartitioning();
+    }
+    return new UnknownPartitioning(0);
+  }
+
+  static DataType[] types(Seq<Attribute> attrs) {
+    DataType[] t = new DataType[attrs.size()];
+    for (int i = 0; i < t.length; i++) t[i] = attrs.apply(i).dataType();
+    return t;
+  }
+
+  static Expression bind(Expression e, Seq<Attribute> attrs) {
+    return Bind.bind(e, attrs);
+  }
+
+  // ------------------------------------------------------------------ execution
+
+  /** What one pass over the streamed side does. */
+  enum Mode { PAIRS, PAIRS_OR_PAD, SEMI, ANTI, MARK }
+
+  @Override
+  public RDD<InternalRow> doExecute() {
+    Broadcast<IntervalIndex> bc = built().executeBroadcast();
+    SQLMetric numOut = longMetric("numOutputRows");
+    SQLMetric numCand = longMetric("numCandidates");
+    Probe base = probe(Mode.PAIRS, numOut, numCand, bc);
+    RDD<InternalRow> stream = streamed().execute();
+    if (!buildPreserved()) {
+      Mode m;
+      if (joinType == LeftSemi$.MODULE$) m = Mode.SEMI;
+      else if (joinType == LeftAnti$.MODULE$) m = Mode.ANTI;
+      else if (streamPreserved()) m = Mode.PAIRS_OR_PAD;
+      else m = Mode.PAIRS;
+      return stream.mapPartitionsWithIndexInternal(new ProbeFn(base.with(m)), false, false,
+          Scala.tag(InternalRow.class));
+    }
+    // The build side is preserved: one job marks the build rows that match anything.
+    Probe marker = base.with(Mode.MARK);
+    RDD<long[]> marks = stream.mapPartitionsWithIndexInternal(new MarkFn(marker), false, false,
+        Scala.tag(long[].class));
+    long[][] parts = (long[][]) marks.collect();
+    int n = bc.value().numRows();
+    long[] matched = new long[(n + 63) >>> 6];
+    for (long[] p : parts) {
+      for (int i = 0; i < matched.length; i++) matched[i] |= p[i];
+    }
+    boolean wantMatched = joinType == LeftSemi$.MODULE$;
+    RDD<Object> one = sparkContext().parallelize(Scala.<Object>seqOf(0), 1, Scala.tag(Object.class));
+    RDD<InternalRow> rest = one.mapPartitionsWithIndexInternal(new BuildRowsFn(base, matched, wantMatched, existence()),
+            false, false, Scala.tag(InternalRow.class));
+    if (existence()) {
+      return rest;
+    }
+    Mode m = streamPreserved() ? Mode.PAIRS_OR_PAD : Mode.PAIRS;
+    RDD<InternalRow> pairs = stream.mapPartitionsWithIndexInternal(new ProbeFn(base.with(m)), false, false,
+        Scala.tag(InternalRow.class));
+    return pairs.union(rest);
+  }
+
+  private Probe probe(Mode mode, SQLMetric numOut, SQLMetric numCand,
+      Broadcast<IntervalIndex> bc) {
+    Seq<Attribute> sAttrs = streamed().output();
+    List<Expression> keys = new ArrayList<>();
+    for (Expression k : Scala.list(buildRight() ? leftKeys : rightKeys)) keys.add(bind(k, sAttrs));
+    Expression lo = bind(buildRight() ? leftLo : rightLo, sAttrs);
+    Expression hi = bind(buildRight() ? leftHi : rightHi, sAttrs);
+    List<Attribute> joinedAttrs = new ArrayList<>();
+    for (Attribute a : Scala.list(left.output())) joinedAttrs.add(a.withNullability(true));
+    for (Attribute a : Scala.list(right.output())) joinedAttrs.add(a.withNullability(true));
+    List<Expression> result = new ArrayList<>();
+    if (projection.isDefined()) {
+      for (NamedExpression e : Scala.list(projection.get())) result.add((Expression) e);
+    } else {
+      result.addAll(Scala.list(output()));
+    }
+    return new Probe(mode, bc, Scala.seq(keys), lo, hi, residual.isDefined() ? residual.get() : null,
+        Scala.concat(left.output(), right.output()), left.output(), right.output(),
+        Scala.seq(result), Scala.seq(joinedAttrs),
+        buildRight(), streamed().output().size(), built().output().size(),
+        types(streamed().output()), numOut, numCand);
+  }
+
+  /** Everything a task needs to probe; serialised into the task closure. */
+  static final class Probe implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final Mode mode;
+    final Broadcast<IntervalIndex> bc;
+    final Seq<Expression> streamKeys;
+    final Expression streamLo;
+    final Expression streamHi;
+    final Expression residual;
+    final Seq<Attribute> residualInput;
+    final Seq<Attribute> leftOut;
+    final Seq<Attribute> rightOut;
+    final Seq<Expression> output;     // the output expressions over joinedInput
+    final Seq<Attribute> joinedInput;
+    final boolean buildRight;
+    final int streamFields;
+    final int buildFields;
+    final DataType[] streamTypes;
+    final SQLMetric numOut;
+    final SQLMetric numCand;
+
+    Probe(Mode mode, Broadcast<IntervalIndex> bc, Seq<Expression> streamKeys, Expression streamLo,
+        Expression streamHi, Expression residual, Seq<Attribute> residualInput,
+        Seq<Attribute> leftOut, Seq<Attribute> rightOut, Seq<Expression> output, Seq<Attribute> joinedInput, boolean buildRight, int streamFields,
+        int buildFields, DataType[] streamTypes, SQLMetric numOut, SQLMetric numCand) {
+      this.mode = mode;
+      this.bc = bc;
+      this.streamKeys = streamKeys;
+      this.streamLo = streamLo;
+      this.streamHi = streamHi;
+      this.residual = residual;
+      this.residualInput = residualInput;
+      this.leftOut = leftOut;
+      this.rightOut = rightOut;
+      this.output = output;
+      this.joinedInput = joinedInput;
+      this.buildRight = buildRight;
+      this.streamFields = streamFields;
+      this.streamTypes = streamTypes;
+      this.buildFields = buildFields;
+      this.numOut = numOut;
+      this.numCand = numCand;
+    }
+
+    Probe with(Mode m) {
+      return new Probe(m, bc, streamKeys, streamLo, streamHi, residual, residualInput, leftOut,
+          rightOut, output,
+          joinedInput, buildRight, streamFields, buildFields, streamTypes, numOut, numCand);
+    }
+
+    BasePredicate predicate(int partition) {
+      if (residual == null) return null;
+      BasePredicate p = Predicate.create(residual, residualInput);
+      p.initialize(partition);
+      return p;
+    }
+
+    UnsafeProjection resultProjection() {
+      return UnsafeProjection.create(output, joinedInput);
+    }
+  }
+
+  /** Probes one partition of the streamed side. */
+  static final class ProbeIterator extends AbstractIterator<InternalRow> {
+    private final Probe p;
+    private final Iterator<InternalRow> stream;
+    private final IntervalIndex idx;
+    private final UnsafeProjection keyProj;
+    private final UnsafeProjection boundsProj;
+    private final BasePredicate pred;
+    private final FastResidual fast;
+    private final UnsafeProjection resultProj;
+    private final UnsafeProjection streamToUnsafe;
+    private final JoinedRow joined = new JoinedRow();
+    private final UnsafeRow buildRow;
+    private final InternalRow nullBuild;
+    private final IntervalIndex.IntBuffer cand = new IntervalIndex.IntBuffer();
+    final long[] matchedBuild; // MARK mode only
+    private InternalRow cur;
+    private boolean curMatched;
+    private int candPos;
+    private InternalRow out;
+    private UnsafeRow lastKey;
+    private int lastGroup = -1;
+    private int hint = -1;
+    private long outRows;
+    private long candRows;
+
+    ProbeIterator(Probe p, int partition, Iterator<InternalRow> stream) {
+      this.p = p;
+      this.stream = stream;
+      this.idx = p.bc.value();
+      this.keyProj = UnsafeProjection.create(p.streamKeys);
+      this.boundsProj = UnsafeProjection.create(Scala.seqOf(p.streamLo, p.streamHi));
+      this.pred = p.predicate(partition);
+      this.fast = p.residual == null ? null
+          : FastResidual.compile(p.residual, p.leftOut, p.rightOut);
+      this.resultProj = p.resultProjection();
+      this.streamToUnsafe = p.mode == Mode.SEMI || p.mode == Mode.ANTI
+          ? UnsafeProjection.create(p.streamTypes)
+          : null;
+      this.buildRow = new UnsafeRow(p.buildFields);
+      this.nullBuild = new GenericInternalRow(p.buildFields);
+      this.matchedBuild = p.mode == Mode.MARK ? new long[(idx.numRows() + 63) >>> 6] : null;
+    }
+
+    private void pair(InternalRow s, InternalRow b) {
+      if (p.buildRight) joined.apply(s, b);
+      else joined.apply(b, s);
+    }
+
+    private InternalRow asUnsafe(InternalRow r) {
+      return r instanceof UnsafeRow ? r : streamToUnsafe.apply(r);
+    }
+
+    /** Loads the candidates of the current stream row. */
+    private void candidates() {
+      cand.clear();
+      candPos = 0;
+      UnsafeRow key = keyProj.apply(cur);
+      if (key.anyNull()) return;
+      UnsafeRow b = boundsProj.apply(cur);
+      if (b.anyNull()) return;
+      long x = b.getLong(0);
+      long y = b.getLong(1);
+      int g;
+      if (lastKey != null && lastKey.equals(key)) {
+        g = lastGroup;
+      } else {
+        g = idx.group(key);
+        lastKey = key.copy();
+        lastGroup = g;
+        hint = -1;
+      }
+      if (g < 0) return;
+      hint = idx.query(g, Math.min(x, y), Math.max(x, y), hint, cand);
+      candRows += cand.n;
+    }
+
+    private boolean advance() {
+      while (true) {
+        if (cur != null) {
+          while (candPos < cand.n) {
+            int r = idx.rowOf[cand.a[candPos++]];
+            idx.pointTo(buildRow, r);
+            pair(cur, buildRow);
+            if (pred != null) {
+              if (fast != null) {
+                int v = p.buildRight ? fast.eval(cur, buildRow) : fast.eval(buildRow, cur);
+                if (v == FastResidual.FALSE || v == FastResidual.UNKNOWN && !pred.eval(joined)) {
+                  continue;
+                }
+              } else if (!pred.eval(joined)) {
+                continue;
+              }
+            }
+            curMatched = true;
+            switch (p.mode) {
+              case PAIRS:
+              case PAIRS_OR_PAD:
+                out = resultProj.apply(joined);
+                return true;
+              case SEMI:
+                out = asUnsafe(cur);
+                cur = null;
+                return true;
+              case ANTI:
+                candPos = cand.n;
+                break;
+              case MARK:
+                matchedBuild[r >>> 6] |= 1L << r;
+                break;
+              default:
+                throw new IllegalStateException();
+            }
+          }
+          InternalRow s = cur;
+          cur = null;
+          if (!curMatched) {
+            if (p.mode == Mode.PAIRS_OR_PAD) {
+              pair(s, nullBuild);
+              out = resultProj.apply(joined);
+              return true;
+            }
+            if (p.mode == Mode.ANTI) {
+              out = asUnsafe(s);
+              return true;
+            }
+          }
+        }
+        if (!stream.hasNext()) {
+          flush();
+          return false;
+        }
+        cur = stream.next();
+        curMatched = false;
+        candidates();
+      }
+    }
+
+    private void flush() {
+      p.numOut.add(outRows);
+      p.numCand.add(candRows);
+      outRows = 0;
+      candRows = 0;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return out != null || advance();
+    }
+
+    @Override
+    public InternalRow next() {
+      if (out == null && !advance()) throw new java.util.NoSuchElementException();
+      InternalRow r = out;
+      out = null;
+      outRows++;
+      return r;
+    }
+  }
+
+  static final class ProbeFn
+      extends AbstractFunction2<Object, Iterator<InternalRow>, Iterator<InternalRow>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final Probe p;
+
+    ProbeFn(Probe p) {
+      this.p = p;
+    }
+
+    @Override
+    public Iterator<InternalRow> apply(Object partition, Iterator<InternalRow> it) {
+      return new ProbeIterator(p, (Integer) partition, it);
+    }
+  }
+
+  static final class MarkFn extends AbstractFunction2<Object, Iterator<InternalRow>, Iterator<long[]>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final Probe p;
+
+    MarkFn(Probe p) {
+      this.p = p;
+    }
+
+    @Override
+    public Iterator<long[]> apply(Object partition, Iterator<InternalRow> it) {
+      ProbeIterator pi = new ProbeIterator(p, (Integer) partition, it);
+      while (pi.hasNext()) pi.next();
+      return scala.jdk.javaapi.CollectionConverters.asScala(
+          java.util.List.of(pi.matchedBuild).iterator());
+    }
+  }
+
+  /** Emits the build rows that matched (semi) or did not (anti, outer) exactly once. */
+  static final class BuildRowsFn
+      extends AbstractFunction2<Object, Iterator<Object>, Iterator<InternalRow>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final Probe p;
+    private final long[] matched;
+    private final boolean wantMatched;
+    private final boolean rowsOnly;
+
+    BuildRowsFn(Probe p, long[] matched, boolean wantMatched, boolean rowsOnly) {
+      this.p = p;
+      this.matched = matched;
+      this.wantMatched = wantMatched;
+      this.rowsOnly = rowsOnly;
+    }
+
+    @Override
+    public Iterator<InternalRow> apply(Object partition, Iterator<Object> ignored) {
+      IntervalIndex idx = p.bc.value();
+      int n = idx.numRows();
+      UnsafeProjection proj = p.resultProjection();
+      InternalRow nullStream = new GenericInternalRow(p.streamFields);
+      JoinedRow joined = new JoinedRow();
+      SQLMetric numOut = p.numOut;
+      return new AbstractIterator<InternalRow>() {
+        int r = next(0);
+        final UnsafeRow row = new UnsafeRow(p.buildFields);
+
+        private int next(int from) {
+          int i = from;
+          while (i < n && (((matched[i >>> 6] >>> i) & 1L) != 0) != wantMatched) i++;
+          return i;
+        }
+
+        @Override
+        public boolean hasNext() {
+          return r < n;
+        }
+
+        @Override
+        public InternalRow next() {
+          idx.pointTo(row, r);
+          r = next(r + 1);
+          numOut.add(1);
+          if (rowsOnly) return row;
+          if (p.buildRight) joined.apply(nullStream, row);
+          else joined.apply(row, nullStream);
+          return proj.apply(joined);
+        }
+      };
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.giql.spark;
+
+import java.io.Serializable;
+
+import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.catalyst.FunctionIdentifier;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
+import org.apache.spark.sql.execution.SparkStrategy;
+
+import scala.Tuple3;
+import scala.collection.immutable.Seq;
+import scala.runtime.AbstractFunction1;
+import scala.runtime.BoxedUnit;
+
+/**
+ * {@code spark.sql.extensions=io.giql.spark.GiqlSparkExtensions}: registers the
+ * {@code giql_band} marker function and the interval-join planner strategy.
+ */
+public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
+  /** Bumped whenever the SQL surface changes; Python checks it. */
+  public static final String VERSION = "1";
+
+  @Override
+  public BoxedUnit apply(SparkSessionExtensions ext) {
+    ext.injectFunction(new Tuple3<>(FunctionIdentifier.apply(BandMarker.NAME), info(),
+        new Builder()));
+    ext.injectPlannerStrategy(new StrategyBuilder());
+    return BoxedUnit.UNIT;
+  }
+
+  static ExpressionInfo info() {
+    return new ExpressionInfo(BandMarker.class.getName(), null, BandMarker.NAME,
+        "_FUNC_(options, left_key..., left_lo, left_hi, right_key..., right_lo, right_hi) - "
+            + "true when every key pair is equal and the closed hulls [least(lo, hi), "
+            + "greatest(lo, hi)] of the two sides share a point; in a join condition it plans a "
+            + "giql-spark interval join.",
+        "");
+  }
+
+  /**
+   * Adds the function and the strategy to a running classic session (one that was not started
+   * with the extension). Returns a short description of what it did.
+   */
+  public static String install(org.apache.spark.sql.classic.SparkSession session) {
+    session.sessionState().functionRegistry().registerFunction(
+        FunctionIdentifier.apply(BandMarker.NAME), info(), new Builder());
+    Seq<SparkStrategy> extra = session.experimental().extraStrategies();
+    for (SparkStrategy s : Scala.list(extra)) {
+      if (s instanceof BandJoinStrategy) return "function registered; strategy already present";
+    }
+    java.util.List<SparkStrategy> l = Scala.list(extra);
+    l.add(new BandJoinStrategy());
+    session.experimental().extraStrategies_$eq(Scala.seq(l));
+    return "function registered; strategy added";
+  }
+
+  /** The class name of the physical operator, for Python's plan checks. */
+  public static String operatorName() {
+    return "BroadcastIntervalJoin";
+  }
+
+  static final class Builder extends AbstractFunction1<Seq<Expression>, Expression>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Expression apply(Seq<Expression> args) {
+      return BandMarker.build(args);
+    }
+  }
+
+  static final class StrategyBuilder
+      extends AbstractFunction1<org.apache.spark.sql.SparkSession, SparkStrategy>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public SparkStrategy apply(org.apache.spark.sql.SparkSession s) {
+      return new BandJoinStrategy();
+    }
+  }
+}

@@ -1,0 +1,80 @@
+"""The JVM extension builds from source into a fresh cache, once, and reports javac errors."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from giql_spark.jvm import build
+
+pytestmark = pytest.mark.skipif(shutil.which("javac") is None and not os.environ.get("JAVA_HOME"),
+                                reason="needs a JDK")
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def test_fresh_cache_builds_the_jar(tmp_path, monkeypatch):
+    monkeypatch.setenv("GIQL_SPARK_CACHE", str(tmp_path))
+    jar = build.jar_path()
+    assert jar.is_file()
+    assert tmp_path in jar.parents
+    assert jar.parent.name == build.source_hash()
+    with zipfile.ZipFile(jar) as z:
+        names = set(z.namelist())
+    assert "io/giql/spark/GiqlSparkExtensions.class" in names
+    assert "io/giql/spark/BroadcastIntervalJoinExec.class" in names
+    # the second call reuses it and leaves no temporary folders behind
+    mtime = jar.stat().st_mtime_ns
+    assert build.jar_path() == jar and jar.stat().st_mtime_ns == mtime
+    assert [p.name for p in (tmp_path / "jvm").iterdir()] == [jar.parent.name]
+
+
+def test_two_processes_building_at_once_agree(tmp_path):
+    env = dict(os.environ, GIQL_SPARK_CACHE=str(tmp_path), PYTHONPATH=SRC)
+    code = "from giql_spark.jvm.build import jar_path; print(jar_path())"
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    paths = {o[0].strip() for o in outs}
+    assert len(paths) == 1
+    jar = Path(paths.pop())
+    assert zipfile.ZipFile(jar).testzip() is None
+    assert [p.name for p in (tmp_path / "jvm").iterdir()] == [jar.parent.name]
+
+
+def test_compile_error_is_one_clear_python_error(tmp_path, monkeypatch):
+    java = tmp_path / "java"
+    shutil.copytree(build.JAVA_DIR, java)
+    (java / "io" / "giql" / "spark" / "Broken.java").write_text(
+        "package io.giql.spark;\nclass Broken { int x = \"not an int\"; }\n")
+    monkeypatch.setattr(build, "JAVA_DIR", java)
+    monkeypatch.setenv("GIQL_SPARK_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(build.JvmBuildError) as err:
+        build.jar_path()
+    msg = str(err.value)
+    assert "javac could not compile" in msg and "Broken.java" in msg
+    assert len(msg.splitlines()) <= 21
+    # nothing half-built is left in the cache
+    assert not any((tmp_path / "cache" / "jvm").iterdir())
+
+
+def test_hash_covers_sources_and_versions(tmp_path, monkeypatch):
+    java = tmp_path / "java"
+    shutil.copytree(build.JAVA_DIR, java)
+    monkeypatch.setattr(build, "JAVA_DIR", java)
+    h1 = build.source_hash()
+    (java / "io" / "giql" / "spark" / "Scala.java").write_text(
+        (java / "io" / "giql" / "spark" / "Scala.java").read_text() + "\n// changed\n")
+    h2 = build.source_hash()
+    monkeypatch.setattr(build, "pyspark_version", lambda: "0.0.0")
+    h3 = build.source_hash()
+    monkeypatch.setattr(build, "javac_version", lambda: "javac 99")
+    h4 = build.source_hash()
+    assert len({h1, h2, h3, h4}) == 4
