@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import NumericType
 
 from .errors import from_spark
 from .joins import nearest, registry
@@ -28,7 +29,8 @@ ReadStats = Callable[[IntervalJoin, DataFrame, DataFrame, int], "tuple[SideStats
 
 def read_stats(node: IntervalJoin, left: DataFrame, right: DataFrame, tier: int) -> tuple:
     """Both sides' statistics, read concurrently, not cached."""
-    return tuple(sides_stats([(left, node.spec.left), (right, node.spec.right)], tier=tier))
+    li, ri = node.spec.stats_intervals()
+    return tuple(sides_stats([(left, li), (right, ri)], tier=tier))
 
 
 def analyse(spark, sql: str, frames: dict[str, DataFrame]) -> DataFrame:
@@ -40,9 +42,25 @@ def analyse(spark, sql: str, frames: dict[str, DataFrame]) -> DataFrame:
         raise from_spark(e) from None
 
 
+def _not_numeric(node: IntervalJoin, left: DataFrame, right: DataFrame) -> str | None:
+    """Why a band join's hulls cannot be positions: an end that is not a number
+    (types the rules could not see, such as a subquery's). Spark analyses the
+    ends; nothing runs."""
+    for df, iv in ((left, node.spec.left), (right, node.spec.right)):
+        _, lo, hi = iv.text
+        for f in df.select(F.expr(lo).alias("lo"), F.expr(hi).alias("hi")).schema.fields:
+            if not isinstance(f.dataType, NumericType):
+                return f"a hull end ({lo if f.name == 'lo' else hi}) is {f.dataType.simpleString()}, not a number"
+    return None
+
+
 def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, read: ReadStats = read_stats,
                always_stats: bool = False) -> Choice:
     """The optimizer's choice for ``node``, with the statistics it read and the time it took."""
+    if isinstance(node, IntervalJoin) and node.spec.predicate == "band":
+        why = _not_numeric(node, left, right)
+        if why is not None:
+            return Choice("naive", reason=f"no band: {why}", timing=Timing())
     t0 = time.perf_counter()
     # A strategy fixed with all its parameters needs no statistics, except to
     # show the estimates in EXPLAIN.

@@ -258,7 +258,8 @@ class Session:
         """Both sides' statistics, cached per session until a table is
         registered again (Parquet files' own statistics are kept longer, see
         :mod:`.planner.stats.filestats`)."""
-        sides = [(node.left.sql, left, node.spec.left), (node.right.sql, right, node.spec.right)]
+        li, ri = node.spec.stats_intervals()
+        sides = [(node.left.sql, left, li), (node.right.sql, right, ri)]
         keys = [(sql, interval, tier) for sql, _, interval in sides]
         todo = [(k, df, iv) for k, (_, df, iv) in zip(keys, sides) if k not in self._stats]
         for (k, _, _), st in zip(todo, sides_stats([(df, iv) for _, df, iv in todo], tier=tier)):

@@ -29,11 +29,30 @@ DEFAULT_BIN_SIZE = 100_000
 _L, _R = "__gs_l", "__gs_r"
 
 
-def _expanded(view: str, interval, prefix: str, bin_size: int, keep_id: bool) -> str:
-    source = f"(SELECT *, monotonically_increasing_id() AS {prefix}id FROM {view})" if keep_id else view
+def _hull(spec: JoinSpec, side: str, other_view: str) -> tuple[str, str]:
+    """SQL of a side's closed hull ``[lo, hi]``.
+
+    A band join may give rows with NULLs hull ends of ``±HULL_INF`` (they
+    match without limit): those ends are clipped to the other side's whole
+    extent, computed once by a scalar subquery, so that no row expands into
+    more bins than the data spans. Clipping keeps every meeting pair meeting:
+    a point both hulls share lies within the other side's extent.
+    """
+    interval, other = (spec.left, spec.right) if side == "left" else (spec.right, spec.left)
     _, start, end = interval.text
-    lo = f"least({start}, {end})"
-    hi = f"greatest({start}, {end})"
+    lo, hi = f"least({start}, {end})", f"greatest({start}, {end})"
+    if spec.unbounded:
+        _, os_, oe = other.text
+        lo = f"greatest({lo}, (SELECT min(least({os_}, {oe})) FROM {other_view}))"
+        hi = f"least({hi}, (SELECT max(greatest({os_}, {oe})) FROM {other_view}))"
+        # A hull clipped to nothing meets no row: it is left without bins.
+        lo, hi = f"CASE WHEN {lo} <= {hi} THEN {lo} END", f"CASE WHEN {lo} <= {hi} THEN {hi} END"
+    return lo, hi
+
+
+def _expanded(view: str, hull: tuple[str, str], prefix: str, bin_size: int, keep_id: bool) -> str:
+    source = f"(SELECT *, monotonically_increasing_id() AS {prefix}id FROM {view})" if keep_id else view
+    lo, hi = hull
     # explode_outer keeps rows with a NULL coordinate: they match nothing but
     # an outer join must still return them.
     return (f"(SELECT *, {lo} AS {prefix}lo, "
@@ -41,11 +60,10 @@ def _expanded(view: str, interval, prefix: str, bin_size: int, keep_id: bool) ->
 
 
 def _struct_root(interval) -> str | None:
-    """The column ``s`` when the interval's chromosome is a field ``s.f``."""
-    col = interval.chrom
-    if isinstance(col, exp.Column) and col.table and not col.args.get("db"):
-        return col.table
-    return None
+    """The column ``s`` when every column the interval reads is a field ``s.f``."""
+    roots = {c.table if c.table and not c.args.get("db") else None
+             for e in (interval.chrom, interval.start, interval.end) for c in e.find_all(exp.Column)}
+    return roots.pop() if len(roots) == 1 else None
 
 
 def _flattened(spec: JoinSpec, left: StructType, right: StructType) -> tuple[str, dict] | None:
@@ -89,7 +107,8 @@ def _inner_flat(spec, bin_size, lview, rview, left: StructType, right: StructTyp
         return None
     condition, structs = found
     sides = []
-    for prefix, view, schema, interval in ((_L, lview, left, spec.left), (_R, rview, right, spec.right)):
+    for prefix, view, schema, (lo, hi) in ((_L, lview, left, _hull(spec, "left", rview)),
+                                           (_R, rview, right, _hull(spec, "right", lview))):
         exprs, names = [], []
         for name in schema.fieldNames():
             if name in structs:
@@ -99,9 +118,7 @@ def _inner_flat(spec, bin_size, lview, rview, left: StructType, right: StructTyp
                 exprs.append(_quote(name))
                 names.append(_quote(name))
         # Flattened before the explode, so that no struct is copied per bin.
-        _, start, end = interval.text
-        flat = (f"SELECT {', '.join(exprs)}, least({start}, {end}) AS {prefix}lo, "
-                f"greatest({start}, {end}) AS {prefix}hi FROM {view}")
+        flat = f"SELECT {', '.join(exprs)}, {lo} AS {prefix}lo, {hi} AS {prefix}hi FROM {view}"
         sides.append(f"(SELECT {', '.join(names)}, {prefix}lo, explode(sequence({prefix}lo div {bin_size}, "
                      f"{prefix}hi div {bin_size})) AS {prefix}bin FROM ({flat}))")
     out = []
@@ -123,9 +140,9 @@ def _sql(spec: JoinSpec, bin_size: int, lview: str, rview: str, left: StructType
         flat = _inner_flat(spec, bin_size, lview, rview, left, right)
         if flat is not None:
             return flat
-    lx = _expanded(lview, spec.left, _L, bin_size, how in ("left", "full", "anti", "semi"))
-    rx = _expanded(rview, spec.right, _R, bin_size, how in ("right", "full"))
-    # The condition's chromosome equality is the other equi-join key.
+    lx = _expanded(lview, _hull(spec, "left", rview), _L, bin_size, how in ("left", "full", "anti", "semi"))
+    rx = _expanded(rview, _hull(spec, "right", lview), _R, bin_size, how in ("right", "full"))
+    # The condition's key equalities (the chromosome) are the other equi-join keys.
     on = f"{_L}bin = {_R}bin AND ({spec.full_condition})"
     canonical = f"{_L}bin = greatest({_L}lo div {bin_size}, {_R}lo div {bin_size})"
     left_out = ", ".join(map(_quote, left_cols))

@@ -30,7 +30,7 @@ from .hull import with_hull
 from .spec import JoinSpec
 
 _SWAP_HOW = {"inner": "inner", "full": "full", "right": "left"}
-_SWAP_PREDICATE = {"intersects": "intersects", "contains": "within", "within": "contains"}
+_SWAP_PREDICATE = {"intersects": "intersects", "contains": "within", "within": "contains", "band": "band"}
 
 
 def join(left: DataFrame, right: DataFrame, spec: JoinSpec, build: str = "right", *,
@@ -43,7 +43,8 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec, build: str = "right"
             raise ValueError(f"a {spec.how} join cannot index its left side")
         # The condition names columns, not positions, so it holds as is.
         swapped = replace(spec, how=_SWAP_HOW[spec.how], predicate=_SWAP_PREDICATE[spec.predicate],
-                          left=spec.right, right=spec.left)
+                          left=spec.right, right=spec.left,
+                          keys=None if spec.keys is None else tuple((r, lk) for lk, r in spec.keys))
         return join(right, left, swapped, dry_run=dry_run).select(*left.columns, *right.columns)
     if build != "right":
         raise ValueError(f"build side must be 'left' or 'right', got {build!r}")

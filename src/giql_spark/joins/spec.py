@@ -106,6 +106,14 @@ class JoinSpec:
         if self.residual is not None:
             object.__setattr__(self, "residual", expression(self.residual))
 
+    def stats_intervals(self) -> tuple[Interval, Interval]:
+        """Each side's interval as the statistics read it: the first key
+        (the chromosome, or a constant for no key) and the hull ends."""
+        if self.keys is None or len(self.keys) < 2:
+            return self.left, self.right
+        (lk, rk), *_ = self.keys
+        return Interval(lk, self.left.start, self.left.end), Interval(rk, self.right.start, self.right.end)
+
     @property
     def key_pairs(self) -> tuple:
         """The equality keys as (left, right) expression pairs."""

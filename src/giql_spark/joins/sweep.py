@@ -30,8 +30,19 @@ from .spec import JoinSpec
 DEFAULT_TILE_SIZE = 2_000_000
 
 
-def _tiled(df: DataFrame, interval, tile_size: int, key: str) -> DataFrame:
-    out = with_hull(df, interval).withColumn(key, F.monotonically_increasing_id())
+def _clipped(side: DataFrame, other: DataFrame) -> DataFrame:
+    """A band join's unbounded hull ends (``±HULL_INF``) clipped to the other
+    side's whole extent (scalar subqueries, run once), so that no row is cut
+    into more tiles than the data spans; a shared point of two hulls lies in
+    both extents, so no pair is lost."""
+    lo = F.greatest(F.col(LO), other.agg(F.min(LO)).scalar())
+    hi = F.least(F.col(HI), other.agg(F.max(HI)).scalar())
+    # A hull clipped to nothing meets no row: it gets no tile.
+    return side.withColumns({LO: F.when(lo <= hi, lo), HI: F.when(lo <= hi, hi)})
+
+
+def _tiled(df: DataFrame, tile_size: int, key: str) -> DataFrame:
+    out = df.withColumn(key, F.monotonically_increasing_id())
     out = out.withColumn(FIRST, F.expr(f"{LO} div {tile_size}"))
     tiles = F.sequence(F.col(FIRST), F.expr(f"{HI} div {tile_size}"))
     # explode_outer keeps rows with a NULL coordinate; they pair with nothing
@@ -43,8 +54,11 @@ def _stream(left: DataFrame, right: DataFrame, spec: JoinSpec, tile_size: int) -
     """Both sides as one tiled stream, each row's columns packed in its side's struct."""
     lrow = F.struct(*[F.col(c) for c in left.columns])
     rrow = F.struct(*[F.col(c) for c in right.columns])
-    lt = _tiled(left, spec.left, tile_size, LEFT_KEY)
-    rt = _tiled(right, spec.right, tile_size, RIGHT_KEY)
+    lh, rh = with_hull(left, spec.left), with_hull(right, spec.right)
+    if spec.unbounded:
+        lh, rh = _clipped(lh, with_hull(right, spec.right)), _clipped(rh, with_hull(left, spec.left))
+    lt = _tiled(lh, tile_size, LEFT_KEY)
+    rt = _tiled(rh, tile_size, RIGHT_KEY)
     lnull = F.lit(None).cast(lt.select(lrow.alias("x")).schema["x"].dataType)
     rnull = F.lit(None).cast(rt.select(rrow.alias("x")).schema["x"].dataType)
     common = [F.col(CHROM), F.col(TILE), F.col(FIRST), F.col(LO), F.col(HI)]

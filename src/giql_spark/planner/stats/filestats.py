@@ -22,8 +22,9 @@ _entries: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 
 
-def key(files: list[str], cols: tuple[str, str, str], sample: bool) -> tuple | None:
-    """The cache key of ``files`` read through ``cols``; None when a file cannot be stat'ed."""
+def key(files: list[str], cols: tuple, sample: bool) -> tuple | None:
+    """The cache key of ``files`` read through ``cols`` (what the interval
+    reads of them); None when a file cannot be stat'ed."""
     ids = []
     for f in files:
         try:

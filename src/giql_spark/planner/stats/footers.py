@@ -1,17 +1,17 @@
 """Tiers 1 and 2 for Parquet sides: footers, then a few sampled row groups.
 
 Used only when a side is a projection (and maybe a filter) of one scan of
-local Parquet files, and each interval expression is one column of it, maybe
-shifted by a constant (the coordinate canonicalization): then the footers
-describe the side's rows (before any filter) and the file columns its
-intervals. Anything else returns None, with the reason, and the caller
+local Parquet files and its interval is an expression of the files' columns
+(a column shifted by the coordinate canonicalization, or a band join's
+hull, :mod:`.exprs`): then the footers describe the side's rows (before any
+filter), and the sampled columns give the interval. Anything else returns None, with the reason, and the caller
 falls back.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from sqlglot import exp
 
 from ...io.formats import local_path
-from . import filestats
+from . import exprs, filestats
 from .model import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order
 
 #: Row groups read for the tier-2 sample, spread over the files.
@@ -29,15 +29,45 @@ SAMPLE_GROUPS = 3
 GROUP_ROWS = 32_768
 
 
-def interval_columns(interval) -> tuple[str, str, str] | None:
-    """The file column behind each of chrom, start and end, or None."""
-    names = []
-    for e in (interval.chrom, interval.start, interval.end):
-        cols = list(e.find_all(exp.Column))
-        if len(cols) != 1:
-            return None
-        names.append(cols[0].name)
-    return names[0], names[1], names[2]
+@dataclass(frozen=True)
+class FileInterval:
+    """How a side's interval reads its files: the chromosome's column (None
+    for a constant key), the start and end expressions and every column
+    they read, and the plain columns behind start and end where they are
+    one column shifted by constants (for the footers' sort order and
+    extents)."""
+
+    chrom: str | None
+    start: exp.Expression
+    end: exp.Expression
+    columns: tuple[str, ...]
+    start_col: str | None
+    end_col: str | None
+
+    @property
+    def key(self) -> tuple:
+        return (self.chrom, self.start.sql(), self.end.sql())
+
+
+def _single(e: exp.Expression) -> str | None:
+    cols = {c.name for c in e.find_all(exp.Column)}
+    return cols.pop() if len(cols) == 1 else None
+
+
+def interval_columns(interval) -> FileInterval | None:
+    """How ``interval`` reads the scanned files, or None when it cannot be
+    evaluated from them (:mod:`.exprs`)."""
+    if isinstance(interval.chrom, exp.Column):
+        chrom = interval.chrom.name
+    elif isinstance(interval.chrom, exp.Literal):
+        chrom = None
+    else:
+        return None
+    cols = [exprs.columns(e) for e in (interval.start, interval.end)]
+    if any(c is None for c in cols):
+        return None
+    names = tuple(sorted(({chrom} if chrom else set()) | cols[0] | cols[1]))
+    return FileInterval(chrom, interval.start, interval.end, names, _single(interval.start), _single(interval.end))
 
 
 def parquet_stats(files: list[str], interval, size: int | None, *, sample: bool) -> tuple[SideStats | None, str]:
@@ -46,33 +76,33 @@ def parquet_stats(files: list[str], interval, size: int | None, *, sample: bool)
     ``size`` is Spark's estimate for the side, the only fact that belongs to
     the query; the rest describes the files and is cached per file.
     """
-    cols = interval_columns(interval)
-    if cols is None:
-        return None, "footers: the interval is not three plain columns of the scanned files"
+    fi = interval_columns(interval)
+    if fi is None:
+        return None, "footers: the interval is not an expression of the scanned files' columns"
     local = [local_path(f) for f in files]
     bad = next((f for f, lf in zip(files, local) if lf is None or not lf.endswith(".parquet")
                 or not os.path.isfile(lf)), None)
     if bad is not None or not files:
         return None, f"footers: the side does not read local Parquet files ({bad or 'no files'})"
-    k = filestats.key(local, cols, sample)
+    k = filestats.key(local, fi.key, sample)
     found = filestats.get(k)
     if found is None:
-        found = _file_stats(local, cols, sample)
+        found = _file_stats(local, fi, sample)
         if found is not None:
             filestats.put(k, found)
     if found is None:
-        return None, f"footers: the files lack a column of {', '.join(dict.fromkeys(cols))}"
+        return None, f"footers: the files lack a column of {', '.join(fi.columns)}"
     return replace(found, size_bytes=size), ""
 
 
-def _file_stats(files: list[str], cols: tuple[str, str, str], sample: bool) -> SideStats | None:
+def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats | None:
     """Tier 1 (and 2 with ``sample``) statistics of ``files``, without a size estimate."""
     metas = [pq.ParquetFile(f).metadata for f in files]
-    if any(not set(cols) <= set(m.schema.names) for m in metas):
+    if any(not set(fi.columns) <= set(m.schema.names) for m in metas):
         return None
     rows = sum(m.num_rows for m in metas)
     groups = [(f, i, m.row_group(i).num_rows) for f, m in zip(files, metas) for i in range(m.num_row_groups)]
-    declared = _declared_sorted(metas, cols)
+    declared = _declared_sorted(metas, (fi.chrom, fi.start_col)) if fi.chrom and fi.start_col else None
     source = f"Parquet footers: {len(files)} file(s), {len(groups)} row group(s)"
     if not sample or not groups:
         return SideStats(None, tier=1, rows=rows, sorted=declared, source=source)
@@ -80,30 +110,38 @@ def _file_stats(files: list[str], cols: tuple[str, str, str], sample: bool) -> S
                      for k in range(min(SAMPLE_GROUPS, len(groups)))})
     per_group = max(1, min(GROUP_ROWS, SAMPLE_ROWS // len(picked)))
     parts, ordered = [], True
-    files_open = {f: pq.ParquetFile(f, read_dictionary=[cols[0]]) for f in {f for f, _, _ in picked}}
+    dictionary = [fi.chrom] if fi.chrom else []
+    files_open = {f: pq.ParquetFile(f, read_dictionary=dictionary) for f in {f for f, _, _ in picked}}
     for f, i, n in picked:
         # A contiguous block, so that sortedness is checked on neighbouring rows.
         batch = next(files_open[f].iter_batches(batch_size=per_group, row_groups=[i],
-                                                columns=list(dict.fromkeys(cols))), None)
+                                                columns=list(fi.columns)), None)
         if batch is None:
             continue
-        t = pa.Table.from_batches([batch])
-        c, s, e = t.column(cols[0]), t.column(cols[1]), t.column(cols[2])
+        c = batch.column(fi.chrom) if fi.chrom else pa.array([""] * batch.num_rows)
+        try:
+            s, e = exprs.evaluate(fi.start, batch), exprs.evaluate(fi.end, batch)
+        except (ValueError, pa.ArrowException):  # an expression Arrow cannot compute: Spark samples instead
+            return None
         ordered = ordered and in_order(c, s)
         parts.append((c, s, e))
     if not parts:  # only empty row groups
         return SideStats(None, tier=1, rows=rows, sorted=declared, source=source)
-    c, s, e = (pa.chunked_array([ch for p in parts for ch in p[k].chunks]) for k in range(3))
+    c, s, e = (pa.chunked_array([p[k] for p in parts]) for k in range(3))
     sampled = len(c)
     source = f"{source}; sampled {sampled:,} rows from {len(picked)} row group(s)"
     stats = from_sample(None, rows, c, s, e, tier=2, source=source,
                         sorted_=declared if declared is not None else ordered)
-    if sampled < rows:
+    if sampled < rows and fi.chrom and fi.end_col:
         # Files are often clustered by chromosome, so a few blocks of rows say
         # little about the others: count chromosomes over every row group
         # from the (dictionary-encoded, small) chromosome column alone.
-        stats = replace(stats, chroms=_all_chroms(files, cols, Chroms.of(stats.chroms)),
+        stats = replace(stats, chroms=_all_chroms(files, (fi.chrom, fi.start_col, fi.end_col),
+                                                  Chroms.of(stats.chroms)),
                         source=f"{source}; chromosomes counted over all rows")
+    elif not fi.chrom:  # one key for every row
+        c = Chroms.of(stats.chroms)
+        stats = replace(stats, chroms=Chroms(c.names, [rows] * len(c.names), c.extent))
     return stats
 
 
