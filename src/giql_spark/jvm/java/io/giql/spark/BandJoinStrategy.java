@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.spark.network.util.JavaUtils;
+import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
@@ -12,6 +13,8 @@ import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Count;
 import org.apache.spark.sql.catalyst.plans.FullOuter$;
 import org.apache.spark.sql.catalyst.plans.InnerLike;
 import org.apache.spark.sql.catalyst.plans.JoinType;
@@ -19,6 +22,7 @@ import org.apache.spark.sql.catalyst.plans.LeftAnti$;
 import org.apache.spark.sql.catalyst.plans.LeftOuter$;
 import org.apache.spark.sql.catalyst.plans.LeftSemi$;
 import org.apache.spark.sql.catalyst.plans.RightOuter$;
+import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
@@ -51,6 +55,7 @@ public final class BandJoinStrategy extends SparkStrategy {
 
   @Override
   public Seq<SparkPlan> apply(LogicalPlan plan) {
+    if (plan instanceof Aggregate) return planCount((Aggregate) plan);
     if (plan instanceof Project && ((Project) plan).child() instanceof Join) {
       // fuse the projection above the join into the operator's output projection: a
       // COUNT(*) then writes no columns per pair
@@ -61,13 +66,47 @@ public final class BandJoinStrategy extends SparkStrategy {
       if (!det || j.joinType() == LeftSemi$.MODULE$ || j.joinType() == LeftAnti$.MODULE$) {
         return Scala.seqOf();
       }
-      return planJoin(j, Option.apply(p.projectList()));
+      return planJoin(j, Option.apply(p.projectList()), null);
     }
     if (!(plan instanceof Join)) return Scala.seqOf();
-    return planJoin((Join) plan, Option.empty());
+    return planJoin((Join) plan, Option.empty(), null);
   }
 
-  private Seq<SparkPlan> planJoin(Join j, Option<Seq<NamedExpression>> projection) {
+  /**
+   * {@code SELECT COUNT(*)} (or a count of non-nullable expressions) over a marked join, under
+   * any projections: counted inside the merge join, which builds no joined row, and summed by
+   * {@link SumCountsExec}. Other joins keep Spark's aggregate.
+   */
+  private Seq<SparkPlan> planCount(Aggregate a) {
+    if (!a.groupingExpressions().isEmpty() || a.aggregateExpressions().size() != 1) {
+      return Scala.seqOf();
+    }
+    NamedExpression ne = a.aggregateExpressions().apply(0);
+    if (!(ne instanceof Alias) || !(((Alias) ne).child() instanceof AggregateExpression)) {
+      return Scala.seqOf();
+    }
+    AggregateExpression ae = (AggregateExpression) ((Alias) ne).child();
+    if (ae.isDistinct() || ae.filter().isDefined() || !(ae.aggregateFunction() instanceof Count)) {
+      return Scala.seqOf();
+    }
+    for (Expression c : Scala.list(ae.aggregateFunction().children())) {
+      if (c.nullable() || !c.deterministic()) return Scala.seqOf();
+    }
+    LogicalPlan child = a.child();
+    while (child instanceof Project) child = ((Project) child).child();
+    if (!(child instanceof Join)) return Scala.seqOf();
+    Attribute partial = attr("__giql_count", LongType$.MODULE$);
+    Seq<SparkPlan> op = planJoin((Join) child, Option.empty(), partial);
+    if (op.isEmpty()) return op;
+    return Scala.seqOf(new SumCountsExec(op.apply(0), ne.toAttribute()));
+  }
+
+  /**
+   * {@code countAttr}: plan a count of the join's rows, output as that one attribute per task;
+   * only the merge join counts, so without one nothing is planned.
+   */
+  private Seq<SparkPlan> planJoin(Join j, Option<Seq<NamedExpression>> projection,
+      Attribute countAttr) {
     if (j.condition().isEmpty() || !supported(j.joinType())) return Scala.seqOf();
     List<Expression> conjuncts = new ArrayList<>();
     split(j.condition().get(), conjuncts);
@@ -112,6 +151,18 @@ public final class BandJoinStrategy extends SparkStrategy {
         residual = Option.apply(r);
       }
       BandParams params = m.params();
+      if (useMerge(params)) {
+        String[] why = new String[1];
+        SparkPlan merge = MergePlanner.plan(j, hl, hr, llo, lhi, rlo, rhi, residual, projection,
+            countAttr == null ? Scala.seqOf() : Scala.seqOf(countAttr), why);
+        MergePlanner.decided(merge != null ? "merge: " + ((MergeIntervalJoinExec) merge)
+            .mergePlan().describe() : "no merge: " + why[0]);
+        if (merge != null) return Scala.seqOf(merge);
+      } else {
+        MergePlanner.decided("no merge: algo=" + params.algo
+            + " or spark.giql.merge.enabled=false");
+      }
+      if (countAttr != null) return Scala.seqOf();
       if (useSweep(j, params)) {
         return Scala.seqOf(sweep(j, hl, hr, llo, lhi, rlo, rhi, residual, params, projection));
       }
@@ -125,6 +176,13 @@ public final class BandJoinStrategy extends SparkStrategy {
   }
 
   static final long DEFAULT_TILE = 1_000_000L;
+
+  private static boolean useMerge(BandParams p) {
+    if ("merge".equals(p.algo)) return true;
+    if (!"auto".equals(p.algo)) return false;
+    return !"false".equalsIgnoreCase(
+        SQLConf.get().getConfString("spark.giql.merge.enabled", "true"));
+  }
 
   private static boolean useSweep(Join j, BandParams p) {
     if (!(j.joinType() instanceof InnerLike)) return false; // the sweep is inner-only for now

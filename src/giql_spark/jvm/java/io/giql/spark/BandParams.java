@@ -9,10 +9,13 @@ import java.util.Map;
  * The options string of a giql_band marker: {@code key=value} pairs separated by ';' or ','.
  *
  * <ul>
- *   <li>{@code algo}: {@code auto} (default), {@code broadcast} (interval index, one side
- *       broadcast) or {@code sweep}. {@code auto} broadcasts unless the join is inner and the
- *       smaller side's estimated size is known and exceeds {@code spark.giql.broadcastMaxBytes}
- *       (default 2g).</li>
+ *   <li>{@code algo}: {@code auto} (default), {@code merge}, {@code broadcast} (interval index,
+ *       one side broadcast) or {@code sweep}. {@code auto} and {@code merge} take the merge join
+ *       ({@link MergeIntervalJoinExec}: both sides Parquet files sorted by key and position, no
+ *       shuffle) when the inputs allow it and {@code spark.giql.merge.enabled} is not false
+ *       ({@code merge} ignores that setting); otherwise {@code auto} broadcasts unless the join is
+ *       inner and the smaller side's estimated size is known and exceeds
+ *       {@code spark.giql.broadcastMaxBytes} (default 2g), and {@code merge} does the same.</li>
  *   <li>{@code build}: {@code auto} (default), {@code left} or {@code right}: which side the
  *       broadcast index is built from.</li>
  *   <li>{@code index}: {@code auto} (default), {@code tree} (implicit augmented interval tree)
@@ -60,7 +63,7 @@ final class BandParams implements Serializable {
         kv.put(k, v);
       }
     }
-    check("algo", kv.get("algo"), "auto", "broadcast", "sweep");
+    check("algo", kv.get("algo"), "auto", "broadcast", "sweep", "merge");
     check("build", kv.get("build"), "auto", "left", "right");
     check("index", kv.get("index"), "auto", "tree", "scan");
     long tile = 0;

@@ -17,6 +17,16 @@ public final class PlanMetrics {
     return IntervalIndex.lastBuildReport;
   }
 
+  /** Whether the last marked join planned got the merge join, and why not. */
+  public static String lastMergeDecision() {
+    return MergePlanner.lastDecision;
+  }
+
+  /** The last (up to 20) such decisions, oldest first, one a line. */
+  public static String recentMergeDecisions() {
+    return MergePlanner.recentDecisions();
+  }
+
   public static String describe(SparkPlan plan) {
     StringBuilder sb = new StringBuilder();
     walk(plan, 0, sb);

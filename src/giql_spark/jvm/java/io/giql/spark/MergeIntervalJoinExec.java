@@ -1,0 +1,300 @@
+package io.giql.spark;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.plans.JoinType;
+import org.apache.spark.sql.catalyst.plans.LeftAnti$;
+import org.apache.spark.sql.catalyst.plans.LeftOuter$;
+import org.apache.spark.sql.catalyst.plans.LeftSemi$;
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
+import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.datasources.FileFormat$;
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+import org.apache.spark.sql.execution.metric.SQLMetric;
+import org.apache.spark.sql.execution.metric.SQLMetrics;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+
+import scala.Function1;
+import scala.Option;
+import scala.collection.Iterator;
+import scala.collection.immutable.IndexedSeq;
+import scala.collection.immutable.Seq;
+
+/**
+ * Interval join of two Parquet scans already sorted by (key, position), with no shuffle and no
+ * broadcast: each task reads, for both sides, the row groups of a contiguous range of keys with
+ * Spark's own Parquet reader and sweeps the two sorted streams ({@link MergeSweep}). Which row
+ * groups each task reads comes from the files' footers ({@link MergePlan}), decided when the
+ * query is planned.
+ *
+ * <p>Join types: inner, left outer, left semi, left anti; with {@code count} the operator returns
+ * one row per task holding the number of rows the join would return (for {@link SumCountsExec}),
+ * and no joined row is built.
+ */
+public final class MergeIntervalJoinExec extends SparkPlan {
+  private static final long serialVersionUID = 1L;
+
+  /** One side: a Parquet relation, the columns read, the filters and projection over them. */
+  static final class Side implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final transient HadoopFsRelation relation;
+    final Seq<Attribute> scanAttrs;      // relation columns read, in relation order
+    final StructType requiredSchema;
+    final Seq<Expression> filters;       // conjuncts over scanAttrs
+    final Seq<NamedExpression> project;  // over scanAttrs; its attributes are the side's output
+    final Seq<Filter> pushed;            // the filters Parquet can use to skip row groups
+    final String files;
+
+    Side(HadoopFsRelation relation, Seq<Attribute> scanAttrs, StructType requiredSchema,
+        Seq<Expression> filters, Seq<NamedExpression> project, Seq<Filter> pushed, String files) {
+      this.relation = relation;
+      this.scanAttrs = scanAttrs;
+      this.requiredSchema = requiredSchema;
+      this.filters = filters;
+      this.project = project;
+      this.pushed = pushed;
+      this.files = files;
+    }
+
+    List<Attribute> output() {
+      List<Attribute> out = new ArrayList<>();
+      for (NamedExpression e : Scala.list(project)) out.add(e.toAttribute());
+      return out;
+    }
+
+    @Override
+    public String toString() {
+      return files + (filters.isEmpty() ? "" : " filter " + filters.mkString("[", ", ", "]"));
+    }
+  }
+
+  private final Side left;
+  private final Side right;
+  private final JoinType joinType;
+  private final Expression leftKey;
+  private final Expression rightKey;
+  private final Expression leftLo;
+  private final Expression leftHi;
+  private final Expression rightLo;
+  private final Expression rightHi;
+  private final Option<Expression> residual;
+  private final Option<Seq<NamedExpression>> projection;
+  private final Seq<Attribute> countOutput; // one attribute in count mode, else empty
+  private final MergePlan plan;
+
+  private transient scala.collection.immutable.Map<String, SQLMetric> metricMap;
+
+  public MergeIntervalJoinExec(Side left, Side right, JoinType joinType, Expression leftKey,
+      Expression rightKey, Expression leftLo, Expression leftHi, Expression rightLo,
+      Expression rightHi, Option<Expression> residual, Option<Seq<NamedExpression>> projection,
+      Seq<Attribute> countOutput, MergePlan plan) {
+    this.left = left;
+    this.right = right;
+    this.joinType = joinType;
+    this.leftKey = leftKey;
+    this.rightKey = rightKey;
+    this.leftLo = leftLo;
+    this.leftHi = leftHi;
+    this.rightLo = rightLo;
+    this.rightHi = rightHi;
+    this.residual = residual;
+    this.projection = projection;
+    this.countOutput = countOutput;
+    this.plan = plan;
+  }
+
+  boolean counting() {
+    return !countOutput.isEmpty();
+  }
+
+  MergePlan mergePlan() {
+    return plan;
+  }
+
+  private MergeSweep.Kind kind() {
+    if (joinType == LeftOuter$.MODULE$) return MergeSweep.Kind.LEFT;
+    if (joinType == LeftSemi$.MODULE$) return MergeSweep.Kind.SEMI;
+    if (joinType == LeftAnti$.MODULE$) return MergeSweep.Kind.ANTI;
+    return MergeSweep.Kind.INNER;
+  }
+
+  private boolean existence() {
+    return joinType == LeftSemi$.MODULE$ || joinType == LeftAnti$.MODULE$;
+  }
+
+  // ------------------------------------------------------------------ plan node plumbing
+
+  @Override
+  public Seq<Attribute> output() {
+    if (counting()) return countOutput;
+    if (existence()) return Scala.seq(left.output());
+    if (projection.isDefined()) {
+      List<Attribute> out = new ArrayList<>();
+      for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
+      return Scala.seq(out);
+    }
+    return Scala.seq(joinOutput());
+  }
+
+  private List<Attribute> joinOutput() {
+    List<Attribute> out = new ArrayList<>(left.output());
+    boolean nullRight = joinType == LeftOuter$.MODULE$;
+    for (Attribute a : right.output()) out.add(nullRight ? a.withNullability(true) : a);
+    return out;
+  }
+
+  @Override
+  public Seq<SparkPlan> children() {
+    return Scala.seqOf();
+  }
+
+  @Override
+  public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
+    return this;
+  }
+
+  @Override
+  public int productArity() {
+    return 13;
+  }
+
+  @Override
+  public Object productElement(int n) {
+    switch (n) {
+      case 0: return left;
+      case 1: return right;
+      case 2: return joinType;
+      case 3: return leftKey;
+      case 4: return rightKey;
+      case 5: return leftLo;
+      case 6: return leftHi;
+      case 7: return rightLo;
+      case 8: return rightHi;
+      case 9: return residual;
+      case 10: return projection;
+      case 11: return countOutput;
+      case 12: return plan;
+      default: throw new IndexOutOfBoundsException(String.valueOf(n));
+    }
+  }
+
+  @Override
+  public boolean canEqual(Object o) {
+    return o instanceof MergeIntervalJoinExec;
+  }
+
+  @Override
+  public String nodeName() {
+    return "MergeIntervalJoin";
+  }
+
+  @Override
+  public String simpleString(int maxFields) {
+    return nodeName() + " " + joinType + (counting() ? " (count)" : "") + ", keys [" + leftKey
+        + "] = [" + rightKey + "], hull [" + leftLo + ", " + leftHi + "] ~ [" + rightLo + ", "
+        + rightHi + "]" + (residual.isDefined() ? ", residual " + residual.get() : "")
+        + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "")
+        + ", " + plan.describe() + ", left " + left + ", right " + right;
+  }
+
+  @Override
+  public scala.collection.immutable.Map<String, SQLMetric> metrics() {
+    if (metricMap == null) {
+      Map<String, SQLMetric> m = new java.util.LinkedHashMap<>();
+      m.put("numOutputRows", SQLMetrics.createMetric(sparkContext(), "number of output rows"));
+      m.put("numCandidates",
+          SQLMetrics.createMetric(sparkContext(), "number of hull-overlapping pairs"));
+      m.put("numFailovers", SQLMetrics.createMetric(sparkContext(),
+          "units swept again from sorted copies (input out of order)"));
+      m.put("rowsRead", SQLMetrics.createMetric(sparkContext(), "rows read from Parquet"));
+      metricMap = scala.collection.immutable.Map$.MODULE$.from(
+          scala.jdk.javaapi.CollectionConverters.asScala(m));
+    }
+    return metricMap;
+  }
+
+  @Override
+  public Partitioning outputPartitioning() {
+    return new UnknownPartitioning(plan.tasks.length);
+  }
+
+  // ------------------------------------------------------------------ execution
+
+  private static Expression bind(Expression e, Seq<Attribute> attrs) {
+    return Bind.bind(e, attrs);
+  }
+
+  static MergeSweep.SideSpec spec(Side s, String name, Expression key, Expression lo,
+      Expression hi) {
+    HadoopFsRelation rel = s.relation;
+    SparkSession session = rel.sparkSession();
+    Configuration conf = rel.getHadoopConf(session, rel.options());
+    boolean batch = rel.fileFormat().supportBatch(session, s.requiredSchema);
+    scala.collection.immutable.Map<String, String> options = rel.options()
+        .updated(FileFormat$.MODULE$.OPTION_RETURNING_BATCH(), String.valueOf(batch));
+    Function1<PartitionedFile, Iterator<InternalRow>> reader =
+        rel.fileFormat().buildReaderWithPartitionValues(session, rel.dataSchema(),
+            rel.partitionSchema(), s.requiredSchema, s.pushed, options, conf);
+    Expression filter = null;
+    for (Expression f : Scala.list(s.filters)) {
+      Expression b = bind(f, s.scanAttrs);
+      filter = filter == null ? b : new And(filter, b);
+    }
+    List<Expression> project = new ArrayList<>();
+    for (NamedExpression e : Scala.list(s.project)) project.add(bind((Expression) e, s.scanAttrs));
+    Seq<Attribute> sideAttrs = Scala.seq(s.output());
+    List<Attribute> out = s.output();
+    DataType[] types = new DataType[out.size()];
+    for (int i = 0; i < types.length; i++) types[i] = out.get(i).dataType();
+    return new MergeSweep.SideSpec(name, reader, filter, Scala.seq(project),
+        bind(key, sideAttrs), bind(lo, sideAttrs), bind(hi, sideAttrs), types);
+  }
+
+  @Override
+  public RDD<InternalRow> doExecute() {
+    MergeSweep.SideSpec ls = spec(left, "left", leftKey, leftLo, leftHi);
+    MergeSweep.SideSpec rs = spec(right, "right", rightKey, rightLo, rightHi);
+    List<Attribute> la = left.output();
+    List<Attribute> ra = right.output();
+    List<Attribute> joined = new ArrayList<>();
+    for (Attribute a : la) joined.add(a.withNullability(true));
+    for (Attribute a : ra) joined.add(a.withNullability(true));
+    Seq<Expression> out = null;
+    if (!counting() && !existence()) {
+      List<Expression> e = new ArrayList<>();
+      if (projection.isDefined()) {
+        for (NamedExpression x : Scala.list(projection.get())) e.add((Expression) x);
+      } else {
+        e.addAll(joinOutput());
+      }
+      out = Scala.seq(e);
+    }
+    MergeSweep.Job job = new MergeSweep.Job(kind(), counting(), ls, rs,
+        residual.isDefined() ? residual.get() : null, Scala.seq(la), Scala.seq(ra), out,
+        Scala.seq(joined), plan, longMetric("numOutputRows"), longMetric("numCandidates"),
+        longMetric("numFailovers"), longMetric("rowsRead"), Long.parseLong(
+            org.apache.spark.sql.internal.SQLConf.get().getConfString("spark.giql.merge.slack",
+                "1")));
+    int n = plan.tasks.length;
+    List<Object> seeds = new ArrayList<>();
+    for (int i = 0; i < n; i++) seeds.add(i);
+    RDD<Object> rdd = sparkContext().parallelize(Scala.seq(seeds), n, Scala.tag(Object.class));
+    return rdd.mapPartitionsWithIndexInternal(new MergeSweep.TaskFn(job), false, false,
+        Scala.tag(InternalRow.class));
+  }
+}

@@ -1,0 +1,361 @@
+"""Differential tests of the merge interval join (sorted Parquet scans, no shuffle).
+
+Every query runs with ``giql_band(...)`` (planned as MergeIntervalJoin when the files allow it)
+and with the same condition in Spark's own expressions; results are compared as multisets. The
+files are written with pyarrow so that row groups, their boundaries and the order of the rows
+are under the test's control.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyspark.errors import PySparkException
+
+import giql_spark.jvm as gj
+from giql_spark.jvm.join import band_sql
+
+from test_jvm_join import plain_condition  # noqa: E402  (same helper)
+
+JOIN_SQL = {"inner": "JOIN", "left": "LEFT JOIN", "semi": "LEFT SEMI JOIN",
+            "anti": "LEFT ANTI JOIN"}
+SCHEMA = pa.schema([("id", pa.int32()), ("chrom", pa.string()), ("s", pa.int64()),
+                    ("e", pa.int64()), ("name", pa.string()), ("score", pa.float64())])
+NATURAL = ["c1", "c2", "c3", "c9", "c10", "c11", "x"]
+
+
+@pytest.fixture(scope="module")
+def jspark(spark):
+    """No sampling of the order when planning: the operator itself must cope with unsorted rows
+    (test_sample_of_the_order_keeps_unsorted_files_out turns it back on)."""
+    gj.install(spark)
+    spark.conf.set("spark.giql.merge.sampleRows", "0")
+    yield spark
+    spark.conf.unset("spark.giql.merge.sampleRows")
+
+
+def gen(seed, n, *, chroms=NATURAL[:5], span=80, null_rate=0.05, reversed_rate=0.1):
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        s = rnd.randrange(span)
+        kind = rnd.random()
+        if kind < 0.1:
+            e = s
+        elif kind < 0.1 + reversed_rate:
+            e = s - rnd.randrange(1, 8)  # reversed: its hull starts before s
+        elif kind < 0.25:
+            e = s + rnd.randrange(20, 60)  # wide
+        else:
+            e = s + rnd.randrange(1, 12)
+        c = rnd.choice(chroms)
+        if rnd.random() < null_rate:
+            c = None
+        if rnd.random() < null_rate:
+            s = None
+        if rnd.random() < null_rate:
+            e = None
+        out.append({"id": i, "chrom": c, "s": s, "e": e, "name": f"n{rnd.randrange(4)}",
+                    "score": round(rnd.random() * 4, 2)})
+    return out
+
+
+def sort_rows(rows, order, nulls="first", rnd=None):
+    """By (chromosome in ``order``, s) like a BED file; NULL chromosomes first, last or
+    scattered. A reversed interval (e < s) is then out of order for its hull."""
+    rank = {c: i for i, c in enumerate(order)}
+    keyed = sorted((r for r in rows if r["chrom"] is not None),
+                   key=lambda r: (rank[r["chrom"]], -1 if r["s"] is None else r["s"]))
+    nul = [r for r in rows if r["chrom"] is None]
+    if nulls == "first":
+        return nul + keyed
+    if nulls == "last":
+        return keyed + nul
+    out = list(keyed)
+    for r in nul:
+        out.insert((rnd or random).randrange(len(out) + 1), r)
+    return out
+
+
+def write(path, rows, *, row_group=5, files=1, empty_groups=False):
+    """``rows`` in order into ``files`` Parquet files (part-0..), ``row_group`` rows each."""
+    path.mkdir(parents=True, exist_ok=True)
+    per = max(1, -(-len(rows) // files)) if rows else 1
+    for f in range(files):
+        chunk = rows[f * per:(f + 1) * per]
+        table = pa.Table.from_pylist(chunk, schema=SCHEMA)
+        with pq.ParquetWriter(path / f"part-{f:03d}.parquet", SCHEMA) as w:
+            if not chunk:
+                continue
+            for i in range(0, len(chunk), row_group):
+                if empty_groups and i:
+                    w.write_table(table.slice(0, 0))
+                w.write_table(table.slice(i, row_group))
+    return str(path)
+
+
+def register(spark, name, path):
+    spark.read.parquet(path).createOrReplaceTempView(name)
+
+
+def run_both(spark, how, *, residual=None, frm=("l", "r"), select="*", opts="",
+             keys=(("a.chrom", "b.chrom"),), lo_hi=("a.s", "a.e", "b.s", "b.e"), expect=True):
+    marker = band_sql([k[0] for k in keys], lo_hi[0], lo_hi[1], [k[1] for k in keys], lo_hi[2],
+                      lo_hi[3])
+    if opts:
+        marker = marker.replace("giql_band(''", f"giql_band('{opts}'")
+    plain = plain_condition(list(keys), *lo_hi)
+    res = f" AND ({residual})" if residual else ""
+    q = "SELECT {sel} FROM {l} a {j} {r} b ON {cond}"
+    fast = spark.sql(q.format(sel=select, l=frm[0], j=JOIN_SQL[how], r=frm[1], cond=marker + res))
+    slow = spark.sql(q.format(sel=select, l=frm[0], j=JOIN_SQL[how], r=frm[1], cond=plain + res))
+    got = Counter(fast.collect())
+    plan = fast._jdf.queryExecution().executedPlan().toString()
+    decision = str(spark.sparkContext._jvm.io.giql.spark.PlanMetrics.recentMergeDecisions())
+    if expect is not None:
+        assert ("MergeIntervalJoin" in plan) == expect, (decision, plan)
+    exp = Counter(slow.collect())
+    assert got == exp, (how, residual, sorted(got.items())[:10], sorted(exp.items())[:10])
+    return fast, sum(got.values())
+
+
+def failovers(spark, df) -> int:
+    text = str(spark.sparkContext._jvm.io.giql.spark.PlanMetrics.describe(
+        df._jdf.queryExecution().executedPlan()))
+    for part in text.split("|"):
+        if part.strip().startswith("numFailovers="):
+            return int(part.strip().split("=")[1])
+    return 0
+
+
+RESIDUALS = [None, "a.s < b.e AND b.s < a.e", "a.score + b.score > 3", "a.name <> b.name",
+             "a.s + 1 < b.e AND b.s <= a.e - 1 AND a.id >= b.id"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sorted_files_every_join_type_and_count(jspark, tmp_path, seed):
+    rnd = random.Random(seed)
+    order_l = list(NATURAL[:5])
+    order_r = list(order_l)
+    if seed % 3 == 1:
+        order_r = sorted(order_r)  # lexicographic on the right: c1, c10, c2, ...
+    if seed % 3 == 2:
+        rnd.shuffle(order_r)
+    rev = 0.1 if seed % 2 else 0.0  # reversed intervals make the first pass fail over
+    left = gen(seed, rnd.randrange(0, 70) if seed else 0, reversed_rate=rev)  # 0: empty left
+    right = gen(seed + 100, rnd.randrange(1, 70), reversed_rate=rev)
+    write(tmp_path / "l", sort_rows(left, order_l, rnd.choice(["first", "last", "mixed"]), rnd),
+          row_group=rnd.choice([1, 3, 7, 50]), files=rnd.choice([1, 2, 3]),
+          empty_groups=seed % 2 == 0)
+    write(tmp_path / "r", sort_rows(right, order_r, rnd.choice(["first", "last", "mixed"]), rnd),
+          row_group=rnd.choice([2, 5, 50]), files=rnd.choice([1, 2]))
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    residual = RESIDUALS[seed % len(RESIDUALS)]
+    for how in JOIN_SQL:
+        run_both(jspark, how, residual=residual)
+    # counts inside the operator equal the pair counts
+    for how in ("inner", "left", "semi", "anti"):
+        fast, _ = run_both(jspark, how, residual=residual, select="count(*)")
+        assert "SumIntervalJoinCounts" in fast._jdf.queryExecution().executedPlan().toString()
+
+
+def test_null_chromosomes_only_in_some_row_groups(jspark, tmp_path):
+    left = gen(11, 60, null_rate=0.2)
+    right = gen(12, 60, null_rate=0.2)
+    write(tmp_path / "l", sort_rows(left, NATURAL[:5], "mixed", random.Random(1)), row_group=4)
+    write(tmp_path / "r", sort_rows(right, NATURAL[:5], "last"), row_group=6)
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    for how in JOIN_SQL:
+        run_both(jspark, how)
+        run_both(jspark, how, select="count(*)")
+
+
+def test_empty_files_and_row_groups(jspark, tmp_path):
+    left = sort_rows(gen(21, 30), NATURAL[:5])
+    write(tmp_path / "l", left, row_group=4, empty_groups=True)
+    pq.write_table(pa.Table.from_pylist([], schema=SCHEMA), tmp_path / "l" / "part-zzz.parquet")
+    write(tmp_path / "r", sort_rows(gen(22, 30), NATURAL[:5]), row_group=3)
+    write(tmp_path / "e", [])
+    for name, p in (("l", "l"), ("r", "r"), ("e", "e")):
+        register(jspark, name, str(tmp_path / p))
+    for how in JOIN_SQL:
+        run_both(jspark, how)
+        run_both(jspark, how, frm=("e", "r"))
+        run_both(jspark, how, frm=("l", "e"))
+    run_both(jspark, "inner", frm=("e", "e"), select="count(*)")
+
+
+def test_row_groups_spanning_chromosomes_and_many_tasks(jspark, tmp_path):
+    chroms = [f"k{i}" for i in range(30)]
+    left = sort_rows(gen(31, 400, chroms=chroms, span=300), chroms)
+    right = sort_rows(gen(32, 300, chroms=chroms, span=300), chroms)
+    write(tmp_path / "l", left, row_group=17, files=3)
+    write(tmp_path / "r", right, row_group=23, files=2)
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    for tasks in ("1", "3", "7"):
+        jspark.conf.set("spark.giql.merge.tasks", tasks)
+        try:
+            for how in JOIN_SQL:
+                run_both(jspark, how, residual="a.s < b.e AND b.s < a.e")
+            run_both(jspark, "inner", select="count(*)")
+        finally:
+            jspark.conf.unset("spark.giql.merge.tasks")
+
+
+def test_filters_and_projections_on_the_scans(jspark, tmp_path):
+    write(tmp_path / "l", sort_rows(gen(41, 80), NATURAL[:5]), row_group=6)
+    write(tmp_path / "r", sort_rows(gen(42, 80), NATURAL[:5]), row_group=5)
+    register(jspark, "l0", str(tmp_path / "l"))
+    register(jspark, "r0", str(tmp_path / "r"))
+    jspark.sql("SELECT chrom, s, e + 0 AS e, name, score, id FROM l0 WHERE score > 1 "
+               "AND chrom <> 'c2'").createOrReplaceTempView("l")
+    jspark.sql("SELECT chrom AS chrom, s, e, upper(name) AS name, score * 2 AS score, id "
+               "FROM r0 WHERE name <> 'n1'").createOrReplaceTempView("r")
+    for how in JOIN_SQL:
+        run_both(jspark, how, residual="a.score < b.score")
+        run_both(jspark, how, select="count(*)")
+    # a key that is not a plain column: another operator, the same rows
+    jspark.sql("SELECT upper(chrom) AS chrom, s, e, name, score, id FROM l0") \
+        .createOrReplaceTempView("lu")
+    jspark.sql("SELECT upper(chrom) AS chrom, s, e, name, score, id FROM r0") \
+        .createOrReplaceTempView("ru")
+    run_both(jspark, "inner", frm=("lu", "ru"), expect=False)
+    decision = str(jspark.sparkContext._jvm.io.giql.spark.PlanMetrics.recentMergeDecisions())
+    assert "no equality key is a plain" in decision
+
+
+def test_two_keys_the_second_checked_in_the_residual(jspark, tmp_path):
+    rows = gen(51, 80)
+    for r in rows:
+        r["name"] = random.Random(r["id"]).choice(["+", "-"])
+    write(tmp_path / "l", sort_rows(rows, NATURAL[:5]), row_group=7)
+    write(tmp_path / "r", sort_rows(gen(52, 60), NATURAL[:5]), row_group=4)
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    for how in JOIN_SQL:
+        run_both(jspark, how, keys=(("a.name", "b.name"), ("a.chrom", "b.chrom")))
+
+
+def test_unsorted_positions_fail_over_to_sorted_copies(jspark, tmp_path):
+    """One row group per file: the footer cannot see the order; the rows tell."""
+    rnd = random.Random(61)
+    left = sort_rows(gen(61, 80, null_rate=0), NATURAL[:5])
+    right = sort_rows(gen(62, 80, null_rate=0), NATURAL[:5])
+    shuffled = list(right)
+    rnd.shuffle(shuffled)
+    # keys stay grouped (the footer's dictionary order), positions inside each key shuffled
+    rank = {c: i for i, c in enumerate(NATURAL[:5])}
+    shuffled.sort(key=lambda r: rank[r["chrom"]])
+    write(tmp_path / "l", left, row_group=1000)
+    write(tmp_path / "r", shuffled, row_group=1000)
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    fast, _ = run_both(jspark, "inner", residual="a.s < b.e AND b.s < a.e")
+    assert failovers(jspark, fast) >= 1
+    fast, _ = run_both(jspark, "inner", select="count(*)")
+    assert failovers(jspark, fast) >= 1
+    # unsorted left side: every join type still exact (the right side is in order)
+    register(jspark, "l", str(tmp_path / "r"))
+    register(jspark, "r", str(tmp_path / "l"))
+    for how in JOIN_SQL:
+        fast, _ = run_both(jspark, how)
+        assert failovers(jspark, fast) >= 1
+
+
+def test_unsorted_right_side_is_exact_or_a_clear_error(jspark, tmp_path):
+    rnd = random.Random(71)
+    left = sort_rows(gen(71, 60, null_rate=0, chroms=NATURAL[:3]), NATURAL[:3])
+    right = gen(72, 60, null_rate=0, chroms=NATURAL[:3])
+    rank = {c: i for i, c in enumerate(NATURAL[:3])}
+    rnd.shuffle(right)
+    right.sort(key=lambda r: rank[r["chrom"]])
+    write(tmp_path / "l", left, row_group=1000)
+    write(tmp_path / "r", right, row_group=1000)
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    for how in JOIN_SQL:
+        try:
+            run_both(jspark, how)
+        except PySparkException as e:
+            assert "is not sorted by (key, start)" in str(e) and how in ("left", "anti")
+
+
+def test_shuffled_files_are_not_merged(jspark, tmp_path):
+    rows = gen(81, 200, null_rate=0)
+    random.Random(3).shuffle(rows)
+    write(tmp_path / "l", rows, row_group=20)
+    write(tmp_path / "r", sort_rows(gen(82, 100), NATURAL[:5]), row_group=20)
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    run_both(jspark, "inner", expect=False)
+    decision = str(jspark.sparkContext._jvm.io.giql.spark.PlanMetrics.recentMergeDecisions())
+    assert "not in one run" in decision or "not sorted" in decision, decision
+    # the merge can be turned off, and is not used for right and full outer joins
+    register(jspark, "l", str(tmp_path / "r"))
+    jspark.conf.set("spark.giql.merge.enabled", "false")
+    try:
+        run_both(jspark, "inner", expect=False)
+    finally:
+        jspark.conf.unset("spark.giql.merge.enabled")
+    run_both(jspark, "inner", opts="algo=broadcast", expect=False)
+
+
+def test_spark_written_sorted_table_and_int_keys(jspark, tmp_path):
+    data = gen(91, 300, null_rate=0.02)
+    df = jspark.createDataFrame([tuple(r.values()) for r in data],
+                                "id int, chrom string, s bigint, e bigint, name string, "
+                                "score double")
+    df.repartitionByRange(3, "chrom", "s").sortWithinPartitions("chrom", "s") \
+        .write.option("parquet.block.size", 2048).parquet(str(tmp_path / "l"))
+    df.where("id % 2 = 0").orderBy("chrom", "s").coalesce(1).write.parquet(str(tmp_path / "r"))
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    for how in JOIN_SQL:
+        run_both(jspark, how, residual="a.s < b.e")
+    # an integer key
+    ints = jspark.sql("SELECT cast(substr(chrom, 2) AS int) AS k, s, e, id FROM l")
+    ints.orderBy("k", "s").coalesce(1).write.parquet(str(tmp_path / "li"))
+    ints.where("id % 3 = 0").orderBy("k", "s").coalesce(1).write.parquet(str(tmp_path / "ri"))
+    register(jspark, "li", str(tmp_path / "li"))
+    register(jspark, "ri", str(tmp_path / "ri"))
+    for how in JOIN_SQL:
+        run_both(jspark, how, frm=("li", "ri"), keys=(("a.k", "b.k"),))
+
+
+def test_inputs_that_are_not_parquet_scans_keep_the_other_operators(jspark, tmp_path):
+    write(tmp_path / "r", sort_rows(gen(101, 40), NATURAL[:5]), row_group=5)
+    register(jspark, "r", str(tmp_path / "r"))
+    jspark.createDataFrame(gen(102, 40), "id int, chrom string, s bigint, e bigint, name string, "
+                           "score double").createOrReplaceTempView("l")
+    run_both(jspark, "inner", expect=False)
+    assert "not a scan" in str(jspark.sparkContext._jvm.io.giql.spark.PlanMetrics
+                               .recentMergeDecisions())
+    run_both(jspark, "inner", select="count(*)", expect=False)
+
+
+def test_sample_of_the_order_keeps_unsorted_files_out(jspark, tmp_path):
+    """One row group holding every key: only the rows can tell that it is not sorted."""
+    rows = gen(111, 300, null_rate=0, reversed_rate=0)
+    rank = {c: i for i, c in enumerate(NATURAL[:5])}
+    random.Random(5).shuffle(rows)
+    rows.sort(key=lambda r: rank[r["chrom"]])  # grouped by key, positions shuffled
+    write(tmp_path / "l", rows, row_group=1000)
+    write(tmp_path / "r", sort_rows(gen(112, 100), NATURAL[:5]), row_group=1000)
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    jspark.conf.set("spark.giql.merge.sampleRows", "4096")
+    try:
+        run_both(jspark, "left", expect=False)
+        assert "the first rows are not sorted" in str(
+            jspark.sparkContext._jvm.io.giql.spark.PlanMetrics.recentMergeDecisions())
+        register(jspark, "l", str(tmp_path / "r"))
+        run_both(jspark, "left", expect=True)
+    finally:
+        jspark.conf.set("spark.giql.merge.sampleRows", "0")
