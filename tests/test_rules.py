@@ -53,7 +53,8 @@ def sql(tree: exp.Expression) -> str:
 
 def test_rules_run_in_the_documented_order():
     assert [r.__name__ for r in RULES] == ["read_hints", "expand_star_replace", "bind_tables", "exists_to_semi",
-                                           "qualify", "extract_nearest", "extract_interval_joins", "prune_ctes"]
+                                           "qualify", "extract_nearest", "extract_interval_joins", "extract_band_joins",
+                                           "prune_ctes"]
 
 
 # giql canonicalizes a 1-based NEAREST target in a CTE, ``SELECT * REPLACE (start - 1 AS start, ...)``.
