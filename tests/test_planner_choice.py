@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from giql_spark.errors import QuerySyntaxError
+from giql_spark.errors import QueryError, QuerySyntaxError
 from giql_spark.joins.spec import Interval, JoinSpec
 from giql_spark.planner import cost
 from giql_spark.planner.choose import BROADCAST_BYTES, choose
@@ -39,8 +39,12 @@ def heavy_widths(n=5000, seed=0):
     return np.clip(np.random.default_rng(seed).lognormal(np.log(10_000), 1.2, n), 100, 2_500_000)
 
 
-def pick(left, right, how="inner", options=None, constants=DEFAULT):
-    return choose(node(how), options or {}, left, right, constants)
+#: A session without giql-spark's JVM extension: the choices among the Python and SQL strategies.
+NO_JVM = {"jvm_broadcast": "no extension in this session", "jvm_sweep": "no extension in this session"}
+
+
+def pick(left, right, how="inner", options=None, constants=DEFAULT, unavailable=NO_JVM):
+    return choose(node(how), options or {}, left, right, constants, unavailable)
 
 
 # --------------------------------------------------------------------------- without statistics
@@ -124,7 +128,7 @@ def test_sweep_wins_for_heavy_tails_when_the_shuffle_dominates():
 def test_estimates_are_sorted_cheapest_feasible_first():
     choice = pick(side(1_000_000, heavy_widths()), side(1_000_000, heavy_widths(seed=1)))
     ests = choice.estimates
-    assert {e.strategy for e in ests} == {"binned", "broadcast", "sweep", "naive"}
+    assert {e.strategy for e in ests} == {"binned", "broadcast", "sweep", "naive", "jvm_broadcast", "jvm_sweep"}
     feasible = [e.seconds for e in ests if not e.refused]
     assert feasible == sorted(feasible)
     assert ests[0].strategy == choice.strategy
@@ -175,3 +179,33 @@ def test_query_hint_is_parsed_and_removed():
     assert opts["strategy"] == "sweep" and "BROADCAST(b)" in q and "INTERVAL_JOIN" not in q
     q, opts = parse_hint("SELECT * FROM a /*+ INTERVAL_JOIN(tile_size=7) */ JOIN b ON a.x = b.x")
     assert opts["tile_size"] == 7 and "INTERVAL_JOIN" not in q
+
+
+# --------------------------------------------------------------------------- the JVM operators
+
+
+def test_jvm_operators_are_refused_where_the_session_lacks_them():
+    choice = pick(side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths(seed=1)))
+    refused = {e.strategy: e.refused for e in choice.estimates if e.strategy.startswith("jvm_")}
+    assert refused == NO_JVM
+    with pytest.raises(QueryError, match="'jvm_sweep' cannot run this join: no extension"):
+        pick(SideStats(1), SideStats(1), options={"strategy": "jvm_sweep"})
+
+
+def test_jvm_broadcast_indexes_the_smaller_side_where_it_fits():
+    small, large = side(100_000, uniform_widths()), side(10_000_000, uniform_widths())
+    choice = pick(small, large, unavailable={})
+    est = next(e for e in choice.estimates if e.strategy == "jvm_broadcast")
+    assert est.params == {"build": "left"} and not est.refused
+    assert est.terms["build"] < est.terms["probe"]
+    forced = pick(small, large, options={"strategy": "jvm_broadcast"}, unavailable={})
+    assert forced.params == {"build": "left"}
+    consts = dict(DEFAULTS, jvm_broadcast_budget_bytes=1_000_000)
+    tight = pick(small, large, constants=(consts, "test"), unavailable={})
+    assert next(e for e in tight.estimates if e.strategy == "jvm_broadcast").refused
+
+
+def test_jvm_sweep_only_joins_inner_and_bounded_hulls():
+    stats = side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths())
+    left = pick(*stats, how="left", unavailable={})
+    assert "inner joins only" in next(e for e in left.estimates if e.strategy == "jvm_sweep").refused

@@ -8,7 +8,8 @@ from .errors import (
     UnknownTableError,
 )
 from .examples import example_path
-from .dataframe import cluster, complement, count_overlaps, coverage, expand, merge, nearest, overlap, subtract
+from .dataframe import (band_join, cluster, complement, count_overlaps, coverage, expand, merge, nearest,
+                        overlap, subtract, window)
 from .session import Session, local_spark
 
 __version__ = "0.1.0"
@@ -31,5 +32,7 @@ __all__ = [
     "complement",
     "subtract",
     "expand",
+    "window",
+    "band_join",
     "__version__",
 ]

@@ -150,11 +150,10 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--master", help="Spark master URL (default: local[*])")
         p.add_argument("--strategy", choices=sorted(registry.STRATEGIES),
                        help="force an interval-join strategy (default: chosen by the cost model)")
-        for name, s in registry.STRATEGIES.items():
-            for param in s.params:
-                if param.size:
-                    p.add_argument("--" + param.name.replace("_", "-"), type=_positive_int,
-                                   help=f"{param.name} of the {name} strategy")
+        for param in registry.size_params():
+            users = ", ".join(n for n, s in registry.STRATEGIES.items() if any(x.name == param for x in s.params))
+            p.add_argument("--" + param.replace("_", "-"), type=_positive_int,
+                           help=f"{param.replace('_', ' ')} of the {users} strategies")
 
     def query_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("giql", metavar="GIQL", help="the GIQL query")

@@ -69,7 +69,8 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
     else:
         ls = rs = None
     t1 = time.perf_counter()
-    choice = choose(node, options, ls, rs)
+    choice = choose(node, options, ls, rs, unavailable=registry.unavailable(left.sparkSession)
+                    if isinstance(node, IntervalJoin) else None)
     choice.stats = (ls, rs)
     choice.timing = Timing(t1 - t0, time.perf_counter() - t1)
     return choice

@@ -14,7 +14,7 @@ from importlib import resources
 from giql import Table
 from pyspark.sql import DataFrame, SparkSession
 
-from . import runtime
+from . import runtime, spark_sql
 from .errors import GiqlSparkError, UnknownColumnError, UnknownTableError
 from .language.schema import table_placeholder
 from .planner.nodes import Built, IntervalJoin
@@ -52,12 +52,40 @@ def local_spark(master: str | None = None, app_name: str = "giql-spark", config:
         "spark.sql.session.timeZone": "UTC",
     }
     conf.update(config or {})
+    conf = _with_extension(conf)
     builder = SparkSession.builder.master(master or "local[*]").appName(app_name)
     for k, v in conf.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _with_extension(conf: dict) -> dict:
+    """``conf`` plus giql-spark's JVM extension (its jar is built on first use).
+
+    Without a JDK that can build it the session starts without it: the
+    interval joins then run by the Python strategies, and EXPLAIN says why.
+    """
+    from .jvm import JvmBuildError, spark_config
+
+    try:
+        return spark_config(conf)
+    except JvmBuildError:
+        return conf
+
+
+def _add_extension(spark) -> None:
+    """Load giql-spark's JVM operators into a classic session started without
+    them; a Spark Connect server needs them at its own start (README)."""
+    from .jvm import available, install
+
+    if spark_sql.is_connect(spark) or available(spark)[0]:
+        return
+    try:
+        install(spark)
+    except Exception:  # no JDK, an unusual class loader: the Python strategies remain
+        pass
 
 
 @dataclass(frozen=True)
@@ -98,6 +126,7 @@ class Session:
             raise TypeError(f"Session() got unexpected keyword argument(s) {', '.join(unknown)}; strategy "
                             f"parameters: {', '.join(registry.size_params())}")
         self.spark = spark if spark is not None else local_spark(master, config=config)
+        _add_extension(self.spark)
         self.options: dict = {"strategy": strategy, **dict.fromkeys(registry.size_params()), **params,
                               "stats_tier": stats_tier}
         self._tables: dict[str, Registered] = {}

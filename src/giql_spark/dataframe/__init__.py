@@ -8,6 +8,7 @@ except that the broadcast strategy and the counting kernel read their
 smaller side when called.
 """
 
+from .band import band_join, window
 from .clusters import cluster, merge
 from .complement import complement, subtract
 from .coverage import coverage
@@ -25,4 +26,6 @@ __all__ = [
     "complement",
     "subtract",
     "expand",
+    "window",
+    "band_join",
 ]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..planner import cost
-from . import binned, broadcast, naive, sweep
+from . import binned, broadcast, jvm, naive, sweep
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,13 @@ class Strategy:
     #: base size, and on which of its data profiles (None: all).
     calibration: Callable[[int], tuple[int, int]] = lambda n: (n, n)
     calibration_profiles: tuple[str, ...] | None = None
+    #: ``available(spark) -> (bool, reason)`` for a strategy only some
+    #: sessions can run (None: every session).
+    available: Callable | None = None
+    #: Takes a band's unbounded hull ends (``±HULL_INF``) in its stride: an
+    #: index does; a strategy that cuts hulls into fixed tiles must clip them
+    #: first, which the JVM sweep cannot.
+    unbounded: bool = True
     summary: str = ""
 
     def given(self, options: dict) -> dict:
@@ -92,6 +99,12 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("naive", naive.join, cost.naive_cost, calibration=lambda n: (2_000, 2_000),
              calibration_profiles=("uniform",),
              summary="Spark's own join: a nested loop per chromosome"),
+    Strategy("jvm_broadcast", jvm.broadcast_join, cost.jvm_broadcast_cost,
+             (Param("build", "auto", chosen=True, shown=False),), available=jvm.available,
+             summary="the small side indexed in the JVM and broadcast; the other side probes it in the JVM"),
+    Strategy("jvm_sweep", jvm.sweep_join, cost.jvm_sweep_cost,
+             (Param("tile_size", 1_000_000, size=True),), available=jvm.available, unbounded=False,
+             summary="both sides cut into genome tiles, shuffled, sorted and swept per tile in the JVM"),
 )}
 
 
@@ -100,6 +113,17 @@ def get(name: str) -> Strategy:
         return STRATEGIES[name]
     except KeyError:
         raise ValueError(f"unknown join strategy {name!r}; available: {', '.join(sorted(STRATEGIES))}") from None
+
+
+def unavailable(spark) -> dict[str, str]:
+    """The strategies ``spark`` cannot run, each with why."""
+    out = {}
+    for name, s in STRATEGIES.items():
+        if s.available is not None:
+            ok, why = s.available(spark)
+            if not ok:
+                out[name] = why
+    return out
 
 
 def size_params() -> tuple[str, ...]:

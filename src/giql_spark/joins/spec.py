@@ -153,3 +153,30 @@ class NearestSpec:
     stranded: bool
     target: tuple[str, str, str, str, str | None]
     reference: tuple[str, str, str, str, str | None]
+
+
+def band_key(exprs: list[exp.Expression]) -> exp.Expression:
+    """Equality keys as one value, for strategies that group by a single key:
+    the key itself, a NUL-separated concatenation (a NULL part makes it
+    NULL, which matches nothing), or a constant when there is none."""
+    if not exprs:
+        return exp.Literal.string("")
+    if len(exprs) == 1:
+        return exprs[0].copy()
+    parts: list[exp.Expression] = []
+    for i, e in enumerate(exprs):
+        if i:
+            parts.append(exp.Literal.string("\u0000"))
+        parts.append(exp.Cast(this=e.copy(), to=exp.DataType.build("string")))
+    return exp.Concat(expressions=parts)
+
+
+def band_spec(how: str, condition: exp.Expression, band) -> JoinSpec:
+    """The spec of a band join: ``condition`` exact, joined on ``band``'s keys
+    and hulls (a :class:`giql_spark.planner.band.Band` with hulls)."""
+    return JoinSpec(
+        how=how, predicate="band",
+        left=Interval(band_key([k for k, _ in band.keys]), band.left.lo, band.left.hi),
+        right=Interval(band_key([k for _, k in band.keys]), band.right.lo, band.right.hi),
+        condition=condition, keys=band.keys, unbounded=band.unbounded, band=band,
+    )

@@ -127,8 +127,13 @@ def calibrate(session, rows: int = 1_000_000, repeats: int = 3, log=print) -> di
         if key.startswith("scale_"):
             base[key] = 1.0
     measured: list[tuple[str, str, int, int, dict, float, Shape]] = []
+    missing = registry.unavailable(session.spark)
+    for name, why in missing.items():
+        log(f"{name:16s} not measured: {why}")
     with tempfile.TemporaryDirectory(prefix="giql-spark-calibrate-") as tmp:
         for strategy, profile, nl, nr, options in runs(rows):
+            if strategy in missing:
+                continue
             for side, n, seed in (("l", nl, 1), ("r", nr, 2)):
                 p = os.path.join(tmp, f"{profile}_{side}_{n}.parquet")
                 if not os.path.exists(p):

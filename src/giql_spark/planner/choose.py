@@ -10,6 +10,7 @@ strategies and their parameters come from :mod:`giql_spark.joins.registry`.
 
 from __future__ import annotations
 
+from ..errors import QueryError
 from ..joins import registry
 from . import constants as constants_mod
 from .cost import alternatives, shape
@@ -23,8 +24,16 @@ BROADCAST_BYTES = 2 * 1024 * 1024
 
 
 def choose(node, options: dict, left: SideStats | None = None, right: SideStats | None = None,
-           constants: tuple[dict, str] | None = None) -> Choice:
-    """The :class:`~.nodes.Choice` for ``node`` given both sides' statistics."""
+           constants: tuple[dict, str] | None = None, unavailable: dict[str, str] | None = None) -> Choice:
+    """The :class:`~.nodes.Choice` for ``node`` given both sides' statistics.
+
+    ``unavailable`` names the strategies the session cannot run, with why
+    (the JVM operators without giql-spark's extension): their estimates are
+    refused with that reason, and forcing one is an error."""
+    unavailable = dict(unavailable or {})
+    if getattr(node.spec, "unbounded", False):
+        unavailable.update({name: "it cannot take the band's unbounded hull ends (rows with NULLs)"
+                            for name, s in registry.STRATEGIES.items() if not s.unbounded})
     if isinstance(node, Nearest):
         return Choice("nearest-index", reason="k-nearest candidates per chromosome from a sorted index")
     left = left or SideStats(None)
@@ -35,8 +44,14 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
     if sh is not None:
         costs = {name: (s.cost, s.given(options)) for name, s in registry.STRATEGIES.items()}
         estimates = alternatives(sh, consts, node.spec.how, costs)
+        for e in estimates:
+            if e.strategy in unavailable and not e.refused:
+                e.refused = unavailable[e.strategy]
+        estimates.sort(key=lambda e: (e.refused is not None, e.seconds))
     forced = options.get("strategy")
     if forced:
+        if registry.get(forced).name in unavailable:
+            raise QueryError(f"join strategy {forced!r} cannot run this join: {unavailable[forced]}")
         strategy, reason = registry.get(forced).name, f"set by the {options.get('_source', 'session')}"
     elif estimates:
         strategy = estimates[0].strategy

@@ -36,11 +36,17 @@ DEFAULTS = {
     "index_bytes_per_row": 64.0,  # driver and task memory of one indexed build row
     "broadcast_budget_bytes": 512 * 2**20,
     "broadcast_hash_bytes": 10 * 2**20,  # Spark's autoBroadcastJoinThreshold default
+    "jvm_build_row": 6e-7,       # one build row collected, indexed and broadcast by the JVM operator
+    "jvm_probe_row": 3e-7,       # one probe row looked up in the JVM index (2 tasks at once)
+    "jvm_index_bytes_per_row": 80.0,  # driver and executor memory of one JVM-indexed row
+    "jvm_broadcast_budget_bytes": 2 * 2**30,
     # Per-strategy factors fitted by ``giql-spark calibrate`` (1: as the unit constants say).
     "scale_binned": 0.8879,
     "scale_broadcast": 0.7217,
     "scale_sweep": 1.0429,
     "scale_naive": 0.516,
+    "scale_jvm_broadcast": 1.0,
+    "scale_jvm_sweep": 1.0,
 }
 
 

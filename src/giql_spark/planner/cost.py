@@ -21,7 +21,11 @@ rows ``n_c`` and extent ``len_c``:
 * sweep at tile T: both sides, replicated ``1 + w/T`` times, are shuffled
   and cross to Python; the sweep itself is linear in rows plus pairs;
 * plain SQL: Spark's nested loop per chromosome, ``sum_c nL_c nR_c`` pair
-  tests; only ever considered for tiny inputs.
+  tests; only ever considered for tiny inputs;
+* the JVM operators (where the session has giql-spark's extension): the
+  broadcast index costs a JVM build per build row and a JVM lookup per probe
+  row, refused above its memory budget; the JVM sweep a shuffle of the tiled
+  rows and a linear sweep, for inner joins.
 """
 
 from __future__ import annotations
@@ -209,6 +213,43 @@ def naive(sh: Shape, c: dict) -> Estimate:
     return est
 
 
+def jvm_broadcast(sh: Shape, c: dict, how: str) -> Estimate:
+    """The broadcast interval index in the JVM: the build side collected,
+    indexed and broadcast once, every probe row looked up in the JVM; a
+    build side the join type preserves (RIGHT/FULL built on the right, say)
+    takes a second pass to find its unmatched rows."""
+    best = None
+    for build in ("right", "left"):
+        nb, npr = (sh.n_right, sh.n_left) if build == "right" else (sh.n_left, sh.n_right)
+        per_chrom = max(1.0, nb / max(1, len(sh.chrom_extent)))
+        probe = c["jvm_probe_row"] * npr + c["probe_level"] * npr * math.log2(2 + per_chrom)
+        preserved = (build == "right" and how in ("right", "full")) or \
+                    (build == "left" and how in ("left", "full", "semi", "anti"))
+        terms = {"fixed": c["fixed_jvm"], "build": c["jvm_build_row"] * nb,
+                 "probe": probe * (2 if preserved else 1), "output": c["output"] * sh.output_pairs()}
+        est = Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"build": build}, terms)
+        need = nb * c["jvm_index_bytes_per_row"]
+        if need > c["jvm_broadcast_budget_bytes"]:
+            est.refused = (f"the {build} side (~{nb:,.0f} rows, ~{need / 2**20:,.0f} MB indexed) exceeds the "
+                           f"broadcast budget of {c['jvm_broadcast_budget_bytes'] / 2**20:,.0f} MB")
+        if best is None or (est.refused is None, -est.seconds) > (best.refused is None, -best.seconds):
+            best = est
+    return best
+
+
+def jvm_sweep(sh: Shape, c: dict, how: str, tile: int) -> Estimate:
+    """The partitioned sort-sweep in the JVM: both sides cut into tiles,
+    shuffled and sorted by Spark, swept per tile; inner joins only."""
+    rows = sh.n_left * sh.replication("left", tile) + sh.n_right * sh.replication("right", tile)
+    k = sh.output_pairs()
+    terms = {"fixed": c["fixed_jvm"], "shuffle": c["row_shuffle"] * rows,
+             "sweep": c["sweep_step"] * (rows + k), "output": c["output"] * k}
+    est = Estimate("jvm_sweep", c["scale_jvm_sweep"] * sum(terms.values()), {"tile_size": tile}, terms)
+    if how != "inner":
+        est.refused = "the JVM sweep joins inner joins only"
+    return est
+
+
 # Each strategy's cost in the registry's form: ``(shape, constants, join type,
 # given parameters) -> Estimate``; what is not given is chosen here.
 
@@ -228,6 +269,17 @@ def sweep_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
 
 def naive_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
     return naive(sh, c)
+
+
+def jvm_broadcast_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
+    est = jvm_broadcast(sh, c, how)
+    if given.get("build") in ("left", "right"):
+        est.params["build"] = given["build"]
+    return est
+
+
+def jvm_sweep_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
+    return jvm_sweep(sh, c, how, int(given["tile_size"]))
 
 
 def alternatives(sh: Shape, c: dict, how: str, costs: dict) -> list[Estimate]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ...joins.spec import Interval, JoinSpec
+from ...joins.spec import band_spec
 from ...planner.band import Blocked, derive_band
 from ...planner.nodes import IntervalJoin, Side
 from ..relations import aliases_of, and_, conjuncts, each_select, install_result, join_type, new_name, record, sides
@@ -77,20 +77,6 @@ def _not_numeric(band, select: exp.Select, schema: Schema) -> str | None:
     return None
 
 
-def _key(exprs: list[exp.Expression]) -> exp.Expression:
-    """The equality keys as one value: a NULL in any part makes it NULL."""
-    if not exprs:
-        return exp.Literal.string("")
-    if len(exprs) == 1:
-        return exprs[0].copy()
-    parts: list[exp.Expression] = []
-    for i, e in enumerate(exprs):
-        if i:
-            parts.append(exp.Literal.string("\u0000"))
-        parts.append(exp.Cast(this=e.copy(), to=exp.DataType.build("string")))
-    return exp.Concat(expressions=parts)
-
-
 def _extract(select: exp.Select, schema: Schema) -> bool:
     from_ = select.args.get("from_")
     if from_ is None:
@@ -116,7 +102,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
             continue
         band = derive_band(and_(cross), left, right, integer_columns=_integer_columns(select, cross, schema))
         why = (band.reason if isinstance(band, Blocked)
-               else "the condition gives equality keys but no range" if band.left is None
+               else f"the condition gives equality keys but no range: {band.blocked}" if band.left is None
                else _not_numeric(band, select, schema))
         if why is not None:
             what = f"{join_type(join).upper()} join of ({', '.join(sorted(left))}) x ({', '.join(sorted(right))})"
@@ -131,12 +117,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
             condition = and_([p.copy() for p in cross])
             rest = [p for p in parts if not any(p is c for c in cross)]
             select.set("where", exp.Where(this=and_(rest)) if rest else None)
-        spec = JoinSpec(
-            how=join_type(join), predicate="band",
-            left=Interval(_key([k for k, _ in band.keys]), band.left.lo, band.left.hi),
-            right=Interval(_key([k for _, k in band.keys]), band.right.lo, band.right.hi),
-            condition=condition, keys=band.keys, unbounded=band.unbounded, band=band,
-        )
+        spec = band_spec(join_type(join), condition, band)
         node = IntervalJoin(new_name(), Side(lsql, laliases, lscope), Side(rsql, raliases, rscope), spec, fields)
         install_result(select, i, node)
         record(select, node)

@@ -1,0 +1,66 @@
+"""Interval and band joins by giql-spark's operators inside Spark's JVM.
+
+The join is Spark's own join of the two sides on ``giql_band(...) AND
+<exact condition>``: the marker (:mod:`giql_spark.jvm.join`) carries the
+equality keys and each side's hull, and the planner strategy the extension
+injects replaces the join with an operator: a broadcast interval index
+(``jvm_broadcast``: the smaller side indexed once, the other streamed past
+it, no shuffle) or a partitioned sort-sweep (``jvm_sweep``: both sides cut
+into genome tiles, shuffled by (key, tile) and swept; inner joins). No row
+crosses into Python. The operators exist only where the session was started
+with the extension (see :func:`available`).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from .spec import JoinSpec, spark
+
+_SPARK_HOW = {"inner": "inner", "left": "left", "right": "right", "full": "full",
+              "semi": "left_semi", "anti": "left_anti"}
+_checked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def available(session) -> tuple[bool, str]:
+    """Whether ``session`` (a SparkSession) has the extension's operators, and
+    why not; asked once per session (planning a tiny join, nothing runs)."""
+    from .. import jvm
+
+    with _lock:
+        found = _checked.get(session)
+        if found is None:
+            found = jvm.available(session)
+            try:
+                _checked[session] = found
+            except TypeError:  # a session class that cannot be weakly referenced
+                pass
+        return found
+
+
+def _join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict) -> DataFrame:
+    from ..jvm.join import band
+
+    keys = spec.key_pairs
+    (_, ls, le), (_, rs, re_) = spec.left.text, spec.right.text
+    marker = band([spark(k) for k, _ in keys], f"least({ls}, {le})", f"greatest({ls}, {le})",
+                  [spark(k) for _, k in keys], f"least({rs}, {re_})", f"greatest({rs}, {re_})", **options)
+    return left.join(right, marker & F.expr(spec.full_condition), _SPARK_HOW[spec.how])
+
+
+def broadcast_join(left: DataFrame, right: DataFrame, spec: JoinSpec, build: str = "auto", *,
+                   dry_run: bool = False) -> DataFrame:
+    """The broadcast interval-index join; ``build``: the side indexed (``auto``:
+    the one Spark estimates smaller that the join type allows)."""
+    return _join(left, right, spec, {"algo": "broadcast", "build": build})
+
+
+def sweep_join(left: DataFrame, right: DataFrame, spec: JoinSpec, tile_size: int = 1_000_000, *,
+               dry_run: bool = False) -> DataFrame:
+    """The partitioned sort-sweep join (inner joins; other types take the broadcast operator)."""
+    return _join(left, right, spec, {"algo": "sweep", "tile": str(int(tile_size))})
