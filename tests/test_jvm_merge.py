@@ -347,7 +347,7 @@ def test_sample_of_the_order_keeps_unsorted_files_out(jspark, tmp_path):
     random.Random(5).shuffle(rows)
     rows.sort(key=lambda r: rank[r["chrom"]])  # grouped by key, positions shuffled
     write(tmp_path / "l", rows, row_group=1000)
-    write(tmp_path / "r", sort_rows(gen(112, 100), NATURAL[:5]), row_group=1000)
+    write(tmp_path / "r", sort_rows(gen(112, 100, reversed_rate=0), NATURAL[:5]), row_group=1000)
     register(jspark, "l", str(tmp_path / "l"))
     register(jspark, "r", str(tmp_path / "r"))
     jspark.conf.set("spark.giql.merge.sampleRows", "4096")

@@ -40,7 +40,8 @@ def heavy_widths(n=5000, seed=0):
 
 
 #: A session without giql-spark's JVM extension: the choices among the Python and SQL strategies.
-NO_JVM = {"jvm_broadcast": "no extension in this session", "jvm_sweep": "no extension in this session"}
+NO_JVM = {"jvm_broadcast": "no extension in this session", "jvm_sweep": "no extension in this session",
+          "jvm_merge": "no extension in this session"}
 
 
 def pick(left, right, how="inner", options=None, constants=DEFAULT, unavailable=NO_JVM):
@@ -128,7 +129,8 @@ def test_sweep_wins_for_heavy_tails_when_the_shuffle_dominates():
 def test_estimates_are_sorted_cheapest_feasible_first():
     choice = pick(side(1_000_000, heavy_widths()), side(1_000_000, heavy_widths(seed=1)))
     ests = choice.estimates
-    assert {e.strategy for e in ests} == {"binned", "broadcast", "sweep", "naive", "jvm_broadcast", "jvm_sweep"}
+    assert {e.strategy for e in ests} == {"binned", "broadcast", "sweep", "naive", "jvm_broadcast", "jvm_sweep",
+                                              "jvm_merge"}
     feasible = [e.seconds for e in ests if not e.refused]
     assert feasible == sorted(feasible)
     assert ests[0].strategy == choice.strategy
@@ -209,3 +211,17 @@ def test_jvm_sweep_only_joins_inner_and_bounded_hulls():
     stats = side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths())
     left = pick(*stats, how="left", unavailable={})
     assert "inner joins only" in next(e for e in left.estimates if e.strategy == "jvm_sweep").refused
+
+
+def test_jvm_merge_wins_where_the_files_allow_it_and_is_refused_with_the_reason_otherwise():
+    stats = side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths(seed=1))
+    merged = pick(*stats, unavailable={})
+    assert merged.strategy == "jvm_merge"
+    est = merged.estimates[0]
+    assert est.strategy == "jvm_merge" and "read+sweep" in est.terms
+    why = "left: key chr2 is not in one run of row groups"
+    other = pick(*stats, unavailable={"jvm_merge": why})
+    assert other.strategy != "jvm_merge"
+    assert next(e for e in other.estimates if e.strategy == "jvm_merge").refused == why
+    right = pick(*stats, how="right", unavailable={})
+    assert "inner, left, semi and anti" in next(e for e in right.estimates if e.strategy == "jvm_merge").refused

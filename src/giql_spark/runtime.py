@@ -69,8 +69,14 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
     else:
         ls = rs = None
     t1 = time.perf_counter()
-    choice = choose(node, options, ls, rs, unavailable=registry.unavailable(left.sparkSession)
-                    if isinstance(node, IntervalJoin) else None)
+    unavailable = None
+    if isinstance(node, IntervalJoin):
+        unavailable = registry.unavailable(left.sparkSession)
+        forced = options.get("strategy")
+        # a strategy that depends on its inputs' layout is checked only where it could be chosen
+        skip = set(unavailable) | ({n for n in registry.STRATEGIES if n != forced} if forced else set())
+        unavailable.update(registry.refusals(left, right, node.spec, skip))
+    choice = choose(node, options, ls, rs, unavailable=unavailable)
     choice.stats = (ls, rs)
     choice.timing = Timing(t1 - t0, time.perf_counter() - t1)
     return choice

@@ -5,9 +5,11 @@ The join is Spark's own join of the two sides on ``giql_band(...) AND
 equality keys and each side's hull, and the planner strategy the extension
 injects replaces the join with an operator: a broadcast interval index
 (``jvm_broadcast``: the smaller side indexed once, the other streamed past
-it, no shuffle) or a partitioned sort-sweep (``jvm_sweep``: both sides cut
-into genome tiles, shuffled by (key, tile) and swept; inner joins). No row
-crosses into Python. The operators exist only where the session was started
+it, no shuffle), a partitioned sort-sweep (``jvm_sweep``: both sides cut
+into genome tiles, shuffled by (key, tile) and swept; inner joins) or a
+merge of Parquet files already sorted by (key, start) (``jvm_merge``: each
+task reads both sides' row groups of a range of keys and sweeps them, no
+shuffle; inner, left, semi and anti joins). No row crosses into Python. The operators exist only where the session was started
 with the extension (see :func:`available`).
 """
 
@@ -64,3 +66,34 @@ def sweep_join(left: DataFrame, right: DataFrame, spec: JoinSpec, tile_size: int
                dry_run: bool = False) -> DataFrame:
     """The partitioned sort-sweep join (inner joins; other types take the broadcast operator)."""
     return _join(left, right, spec, {"algo": "sweep", "tile": str(int(tile_size))})
+
+
+def merge_join(left: DataFrame, right: DataFrame, spec: JoinSpec, *, dry_run: bool = False) -> DataFrame:
+    """The merge of sorted Parquet files; only chosen where :func:`merge_refusal` found none."""
+    return _join(left, right, spec, {"algo": "merge"})
+
+
+def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | None:
+    """Why the merge join cannot run this join, or None when it can.
+
+    The extension's planner decides from the files' footers and a sample of
+    their first rows (both sides plain scans of unpartitioned Parquet files
+    sorted by (key, start); inner, left, semi or anti join); this plans the
+    join with it, which runs nothing."""
+    from .. import spark_sql
+
+    if spec.how not in ("inner", "left", "semi", "anti"):
+        return f"the merge join does inner, left, semi and anti joins, not {spec.how}"
+    if spec.unbounded:
+        return "a band with unbounded hull ends (rows with NULLs) is not in start order"
+    session = left.sparkSession
+    if spark_sql.is_connect(session):
+        return "the files' order is checked only in a classic Spark session"
+    if session.conf.get("spark.giql.merge.enabled", "true").lower() == "false":
+        return "spark.giql.merge.enabled is false"
+    df = _join(left, right, spec, {"algo": "merge"})
+    try:
+        why = str(session.sparkContext._jvm.io.giql.spark.PlanMetrics.mergeRefusal(df._jdf))
+    except Exception as e:  # a plan the check cannot read: the other operators remain
+        return f"the merge check failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    return why or None

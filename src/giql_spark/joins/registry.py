@@ -54,6 +54,10 @@ class Strategy:
     #: index does; a strategy that cuts hulls into fixed tiles must clip them
     #: first, which the JVM sweep cannot.
     unbounded: bool = True
+    #: ``refusal(left, right, spec) -> str | None``: why this strategy cannot
+    #: run one particular join (its inputs' layout), checked when the
+    #: statement is planned (None: it runs any join its cost accepts).
+    refusal: Callable | None = None
     summary: str = ""
 
     def given(self, options: dict) -> dict:
@@ -105,6 +109,9 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("jvm_sweep", jvm.sweep_join, cost.jvm_sweep_cost,
              (Param("tile_size", 1_000_000, size=True),), available=jvm.available, unbounded=False,
              summary="both sides cut into genome tiles, shuffled, sorted and swept per tile in the JVM"),
+    Strategy("jvm_merge", jvm.merge_join, cost.jvm_merge_cost, available=jvm.available, unbounded=False,
+             refusal=jvm.merge_refusal,
+             summary="Parquet files sorted by (chromosome, start) read range by range and swept in the JVM, no shuffle"),
 )}
 
 
@@ -122,6 +129,18 @@ def unavailable(spark) -> dict[str, str]:
         if s.available is not None:
             ok, why = s.available(spark)
             if not ok:
+                out[name] = why
+    return out
+
+
+def refusals(left, right, spec, skip=()) -> dict[str, str]:
+    """The strategies that cannot run this join for its inputs' layout, each
+    with why; ``skip``: strategies not to check (the session lacks them)."""
+    out = {}
+    for name, s in STRATEGIES.items():
+        if s.refusal is not None and name not in skip:
+            why = s.refusal(left, right, spec)
+            if why:
                 out[name] = why
     return out
 

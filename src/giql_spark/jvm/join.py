@@ -24,7 +24,7 @@ JOIN_TYPES = {
     "semi": "left_semi", "left_semi": "left_semi", "leftsemi": "left_semi",
     "anti": "left_anti", "left_anti": "left_anti", "leftanti": "left_anti",
 }
-OPTIONS = {"algo": ("auto", "broadcast", "sweep"), "build": ("auto", "left", "right"),
+OPTIONS = {"algo": ("auto", "broadcast", "sweep", "merge"), "build": ("auto", "left", "right"),
            "index": ("auto", "tree", "scan"), "tile": ("auto", "<positive integer>")}
 
 

@@ -40,6 +40,7 @@ DEFAULTS = {
     "jvm_probe_row": 3e-7,       # one probe row looked up in the JVM index (2 tasks at once)
     "jvm_index_bytes_per_row": 80.0,  # driver and executor memory of one JVM-indexed row
     "jvm_broadcast_budget_bytes": 2 * 2**30,
+    "jvm_merge_row": 2e-7,       # one row of sorted Parquet read and swept by the merge join (2 tasks at once)
     # Per-strategy factors fitted by ``giql-spark calibrate`` (1: as the unit constants say).
     "scale_binned": 0.8879,
     "scale_broadcast": 0.7217,
@@ -47,6 +48,7 @@ DEFAULTS = {
     "scale_naive": 0.516,
     "scale_jvm_broadcast": 1.0,
     "scale_jvm_sweep": 1.0,
+    "scale_jvm_merge": 1.0,
 }
 
 

@@ -25,7 +25,9 @@ rows ``n_c`` and extent ``len_c``:
 * the JVM operators (where the session has giql-spark's extension): the
   broadcast index costs a JVM build per build row and a JVM lookup per probe
   row, refused above its memory budget; the JVM sweep a shuffle of the tiled
-  rows and a linear sweep, for inner joins.
+  rows and a linear sweep, for inner joins; the merge of files sorted by
+  (chromosome, start) a read of both sides and the same sweep, no shuffle
+  (it is costed only where the extension found the files sorted).
 """
 
 from __future__ import annotations
@@ -250,6 +252,19 @@ def jvm_sweep(sh: Shape, c: dict, how: str, tile: int) -> Estimate:
     return est
 
 
+def jvm_merge(sh: Shape, c: dict, how: str) -> Estimate:
+    """The merge of sorted Parquet files: both sides read once, range by
+    range, and swept; no shuffle, no broadcast."""
+    rows = sh.n_left + sh.n_right
+    k = sh.output_pairs()
+    terms = {"fixed": c["fixed_jvm"], "read+sweep": c["jvm_merge_row"] * rows,
+             "sweep": c["sweep_step"] * k, "output": c["output"] * k}
+    est = Estimate("jvm_merge", c["scale_jvm_merge"] * sum(terms.values()), {}, terms)
+    if how not in ("inner", "left", "semi", "anti"):
+        est.refused = "the merge join does inner, left, semi and anti joins"
+    return est
+
+
 # Each strategy's cost in the registry's form: ``(shape, constants, join type,
 # given parameters) -> Estimate``; what is not given is chosen here.
 
@@ -280,6 +295,10 @@ def jvm_broadcast_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
 
 def jvm_sweep_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
     return jvm_sweep(sh, c, how, int(given["tile_size"]))
+
+
+def jvm_merge_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
+    return jvm_merge(sh, c, how)
 
 
 def alternatives(sh: Shape, c: dict, how: str, costs: dict) -> list[Estimate]:

@@ -155,11 +155,11 @@ public final class BandJoinStrategy extends SparkStrategy {
         String[] why = new String[1];
         SparkPlan merge = MergePlanner.plan(j, hl, hr, llo, lhi, rlo, rhi, residual, projection,
             countAttr == null ? Scala.seqOf() : Scala.seqOf(countAttr), why);
-        MergePlanner.decided(merge != null ? "merge: " + ((MergeIntervalJoinExec) merge)
-            .mergePlan().describe() : "no merge: " + why[0]);
+        MergePlanner.decided(merge != null ? ((MergeIntervalJoinExec) merge).mergePlan()
+            .describe() : null, merge != null ? null : why[0]);
         if (merge != null) return Scala.seqOf(merge);
       } else {
-        MergePlanner.decided("no merge: algo=" + params.algo
+        MergePlanner.decided(null, "algo=" + params.algo
             + " or spark.giql.merge.enabled=false");
       }
       if (countAttr != null) return Scala.seqOf();

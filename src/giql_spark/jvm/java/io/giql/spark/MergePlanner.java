@@ -62,7 +62,36 @@ final class MergePlanner {
   static volatile String lastDecision = "";
   static final java.util.ArrayDeque<String> decisions = new java.util.ArrayDeque<>();
 
-  static synchronized void decided(String d) {
+  /** This thread's last decision: null when it merged, else why not (see {@link #refusal}). */
+  private static final ThreadLocal<String[]> THREAD = new ThreadLocal<>();
+
+  /** {@code why}: null when the join got the merge join, else the reason it did not. */
+  static void decided(String merged, String why) {
+    THREAD.set(new String[] {why});
+    record(why == null ? "merge: " + merged : "no merge: " + why);
+  }
+
+  /**
+   * Plans {@code df} (nothing runs) and says why its marked join did not get the merge join, or
+   * "" when it did. Planning in this thread is what decides, so concurrent plans do not mix.
+   */
+  static String refusal(org.apache.spark.sql.Dataset<?> df) {
+    THREAD.remove();
+    org.apache.spark.sql.execution.SparkPlan p = df.queryExecution().sparkPlan();
+    if (has(p)) return "";
+    String[] d = THREAD.get();
+    return d == null || d[0] == null ? "the join was not planned as a marked interval join" : d[0];
+  }
+
+  private static boolean has(org.apache.spark.sql.execution.SparkPlan p) {
+    if (p instanceof MergeIntervalJoinExec) return true;
+    for (org.apache.spark.sql.execution.SparkPlan c : Scala.list(p.children())) {
+      if (has(c)) return true;
+    }
+    return false;
+  }
+
+  private static synchronized void record(String d) {
     lastDecision = d;
     decisions.addLast(d);
     while (decisions.size() > 20) decisions.removeFirst();
@@ -220,21 +249,61 @@ final class MergePlanner {
 
   /** The relation column {@code e} (over the side's output) is, or null. */
   static String column(MergeIntervalJoinExec.Side s, Expression e) {
-    if (!(e instanceof AttributeReference)) return null;
-    ExprId id = ((AttributeReference) e).exprId();
-    for (NamedExpression p : Scala.list(s.project)) {
-      if (!p.exprId().equals(id)) continue;
-      Expression c = (Expression) p;
-      if (c instanceof Alias) c = ((Alias) c).child();
-      if (!(c instanceof AttributeReference)) return null;
-      ExprId cid = ((AttributeReference) c).exprId();
-      List<Attribute> scan = Scala.list(s.scanAttrs);
-      for (int i = 0; i < scan.size(); i++) {
-        if (scan.get(i).exprId().equals(cid)) return s.requiredSchema.fields()[i].name();
+    Expression c = overScan(s, e);
+    if (!(c instanceof AttributeReference)) return null;
+    ExprId cid = ((AttributeReference) c).exprId();
+    List<Attribute> scan = Scala.list(s.scanAttrs);
+    for (int i = 0; i < scan.size(); i++) {
+      if (scan.get(i).exprId().equals(cid)) return s.requiredSchema.fields()[i].name();
+    }
+    return null;
+  }
+
+  /**
+   * {@code e}, an expression over the side's output, as an expression over the columns read,
+   * for an attribute or a field of a struct the side's projection builds (giql's sides pack
+   * each table's columns into one struct); null for anything else.
+   */
+  static Expression overScan(MergeIntervalJoinExec.Side s, Expression e) {
+    if (e instanceof AttributeReference) {
+      ExprId id = ((AttributeReference) e).exprId();
+      for (NamedExpression p : Scala.list(s.project)) {
+        if (p.exprId().equals(id)) return plain((Expression) p);
       }
       return null;
     }
+    if (e instanceof org.apache.spark.sql.catalyst.expressions.GetStructField) {
+      org.apache.spark.sql.catalyst.expressions.GetStructField g =
+          (org.apache.spark.sql.catalyst.expressions.GetStructField) e;
+      Expression c = overScan(s, g.child());
+      if (c instanceof org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) {
+        return plain(((org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) c).valExprs()
+            .apply(g.ordinal()));
+      }
+    }
     return null;
+  }
+
+  /**
+   * {@code e} without aliases and without a field taken from a struct built in the same
+   * projection (giql's sides pack each table's columns into one struct; when the join also
+   * outputs the struct, the optimizer leaves {@code named_struct(..., 'chrom', chrom, ...).chrom}).
+   */
+  static Expression plain(Expression e) {
+    while (true) {
+      if (e instanceof Alias) {
+        e = ((Alias) e).child();
+      } else if (e instanceof org.apache.spark.sql.catalyst.expressions.GetStructField
+          && ((org.apache.spark.sql.catalyst.expressions.GetStructField) e).child()
+              instanceof org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) {
+        org.apache.spark.sql.catalyst.expressions.GetStructField g =
+            (org.apache.spark.sql.catalyst.expressions.GetStructField) e;
+        e = ((org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) g.child()).valExprs()
+            .apply(g.ordinal());
+      } else {
+        return e;
+      }
+    }
   }
 
   /**
@@ -254,7 +323,14 @@ final class MergePlanner {
         break;
       }
     }
-    if (!(e instanceof AttributeReference)) return null;
+    if (e instanceof org.apache.spark.sql.catalyst.expressions.Least) {
+      // least(start, end): the files are sorted by start (the operator checks every row)
+      for (Expression c : Scala.list(e.children())) {
+        String col = column(s, c);
+        if (col != null) return col;
+      }
+      return null;
+    }
     return column(s, e);
   }
 

@@ -27,6 +27,11 @@ public final class PlanMetrics {
     return MergePlanner.recentDecisions();
   }
 
+  /** Why {@code df}'s marked join does not plan as the merge join ("" when it does). */
+  public static String mergeRefusal(org.apache.spark.sql.Dataset<?> df) {
+    return MergePlanner.refusal(df);
+  }
+
   public static String describe(SparkPlan plan) {
     StringBuilder sb = new StringBuilder();
     walk(plan, 0, sb);

@@ -56,6 +56,12 @@ public final class SumCountsExec extends SparkPlan {
     return new SumCountsExec(c.apply(0), result);
   }
 
+  /** Its output is made here, not read from the child (else EXPLAIN marks it missing). */
+  @Override
+  public org.apache.spark.sql.catalyst.expressions.AttributeSet producedAttributes() {
+    return outputSet();
+  }
+
   @Override
   public Seq<Distribution> requiredChildDistribution() {
     return Scala.seqOf(AllTuples$.MODULE$);
