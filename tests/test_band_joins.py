@@ -66,7 +66,7 @@ def strategy_configs() -> list[tuple[str, dict]]:
     """(strategy, parameters) for every registered strategy: each size parameter
     at each of its sizes, each known choice at each of its values."""
     out = []
-    for name in sorted(registry.STRATEGIES):
+    for name in STRATEGY_NAMES:
         params = registry.STRATEGIES[name].params
         varied = [(p.name, SIZES.get(p.name, (1, 1_000_000))) for p in params if p.size]
         varied += [(p.name, tuple(CHOICES[p.name])) for p in params if not p.size and p.name in CHOICES]
@@ -76,8 +76,11 @@ def strategy_configs() -> list[tuple[str, dict]]:
     return out
 
 
+#: The strategies forced here: all but those that run only on some inputs (the merge of
+#: Parquet files sorted by chromosome and start; these tables are in memory, so forcing it is
+#: an error; tests/test_jvm_merge_planner.py runs it on sorted files).
+STRATEGY_NAMES = sorted(n for n, s in registry.STRATEGIES.items() if s.refusal is None)
 CONFIGS = strategy_configs()
-STRATEGY_NAMES = sorted(registry.STRATEGIES)
 
 
 def config_id(config) -> str:

@@ -325,11 +325,7 @@ final class MergePlanner {
     }
     if (e instanceof org.apache.spark.sql.catalyst.expressions.Least) {
       // least(start, end): the files are sorted by start (the operator checks every row)
-      for (Expression c : Scala.list(e.children())) {
-        String col = column(s, c);
-        if (col != null) return col;
-      }
-      return null;
+      return position(s, e.children().apply(0));
     }
     return column(s, e);
   }
