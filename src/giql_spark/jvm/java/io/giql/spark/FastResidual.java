@@ -49,6 +49,10 @@ final class FastResidual implements Serializable {
   private final boolean[][] isInt;
   private final boolean[][] nullable;
   private final long[][] add;
+  // per comparison and term: the index of its column in columns(side)
+  private final int[][] col;
+  private final int[][] columns = new int[2][];
+  private final boolean[][] columnIsInt = new boolean[2][];
 
   private FastResidual(List<int[]> terms, List<Integer> ops, List<long[]> adds,
       List<boolean[]> ints, List<boolean[]> nulls) {
@@ -69,6 +73,82 @@ final class FastResidual implements Serializable {
         add[i][t] = adds.get(i)[t];
       }
     }
+    col = new int[n][2];
+    for (int sd = 0; sd < 2; sd++) {
+      List<Integer> cs = new ArrayList<>();
+      List<Boolean> ci = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        for (int t = 0; t < 2; t++) {
+          if (side[i][t] != sd) continue;
+          int k = cs.indexOf(ord[i][t]);
+          if (k < 0) {
+            k = cs.size();
+            cs.add(ord[i][t]);
+            ci.add(isInt[i][t]);
+          }
+          col[i][t] = k;
+        }
+      }
+      columns[sd] = cs.stream().mapToInt(Integer::intValue).toArray();
+      columnIsInt[sd] = new boolean[ci.size()];
+      for (int k = 0; k < ci.size(); k++) columnIsInt[sd][k] = ci.get(k);
+    }
+  }
+
+  /** No term adds a constant: {@link #evalValues} never answers {@link #UNKNOWN}. */
+  boolean exact() {
+    for (long[] a : add) {
+      if (a[0] != 0 || a[1] != 0) return false;
+    }
+    return true;
+  }
+
+  /** The ordinals of side {@code s}'s (0 left, 1 right) columns the residual reads. */
+  int[] columns(int s) {
+    return columns[s];
+  }
+
+  boolean[] columnsAreInt(int s) {
+    return columnIsInt[s];
+  }
+
+  /**
+   * As {@link #eval} on the values of {@link #columns} of each side, read once per row
+   * ({@code ln}/{@code rn}: bit k set when column k is NULL); no row is kept for the pair.
+   */
+  int evalValues(long[] lv, long ln, long[] rv, long rn) {
+    for (int i = 0; i < op.length; i++) {
+      long v0;
+      long v1;
+      {
+        int c = col[i][0];
+        boolean left = side[i][0] == 0;
+        if ((((left ? ln : rn) >>> c) & 1) != 0) return FALSE;
+        long v = left ? lv[c] : rv[c];
+        long k = add[i][0];
+        v0 = v + k;
+        if (((v ^ v0) & (k ^ v0)) < 0) return UNKNOWN;
+      }
+      {
+        int c = col[i][1];
+        boolean left = side[i][1] == 0;
+        if ((((left ? ln : rn) >>> c) & 1) != 0) return FALSE;
+        long v = left ? lv[c] : rv[c];
+        long k = add[i][1];
+        v1 = v + k;
+        if (((v ^ v1) & (k ^ v1)) < 0) return UNKNOWN;
+      }
+      boolean ok;
+      switch (op[i]) {
+        case LT: ok = v0 < v1; break;
+        case LE: ok = v0 <= v1; break;
+        case GT: ok = v0 > v1; break;
+        case GE: ok = v0 >= v1; break;
+        default: ok = v0 == v1;
+      }
+      if (!ok) return FALSE;
+    }
+    return TRUE;
   }
 
   /** The fast form of {@code residual}, or null when some conjunct does not fit. */
@@ -100,7 +180,8 @@ final class FastResidual implements Serializable {
       ints.add(new boolean[] {t1[3] == 1, t2[3] == 1});
       nulls.add(new boolean[] {t1[4] == 1, t2[4] == 1});
     }
-    return ops.isEmpty() ? null : new FastResidual(terms, ops, adds, ints, nulls);
+    if (ops.isEmpty() || ops.size() > 32) return null; // at most 64 columns a side
+    return new FastResidual(terms, ops, adds, ints, nulls);
   }
 
   private static void split(Expression e, List<Expression> out) {

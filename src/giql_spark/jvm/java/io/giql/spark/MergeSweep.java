@@ -107,17 +107,26 @@ final class MergeSweep {
     final long lo;
     final long hi;
     final long ord;
-    final UnsafeRow row;
+    final UnsafeRow row;          // null in a lean stream
     final boolean nullBound;
+    final long[] vals;            // a lean stream's residual columns, else null
+    final long nulls;             // bit k: vals[k] is NULL
     boolean matched;
 
     Ent(int rank, long lo, long hi, long ord, UnsafeRow row, boolean nullBound) {
+      this(rank, lo, hi, ord, row, nullBound, null, 0);
+    }
+
+    Ent(int rank, long lo, long hi, long ord, UnsafeRow row, boolean nullBound, long[] vals,
+        long nulls) {
       this.rank = rank;
       this.lo = lo;
       this.hi = hi;
       this.ord = ord;
       this.row = row;
       this.nullBound = nullBound;
+      this.vals = vals;
+      this.nulls = nulls;
     }
   }
 
@@ -141,6 +150,9 @@ final class MergeSweep {
     private final UnsafeProjection project;
     private final UnsafeProjection keyProj;
     private final UnsafeProjection bounds;
+    // lean: [key, lo, hi, residual columns] straight from the scan row, no side row kept
+    private final UnsafeProjection lean;
+    private final boolean[] leanInt;
     private int file = -1;
     private Iterator<Object> it;
     private ColumnarBatch batch;
@@ -165,7 +177,29 @@ final class MergeSweep {
      */
     FileStream(SideSpec spec, PartitionedFile[] files, Map<Object, Integer> ranks,
         boolean nullKeys, boolean keepNullBounds, boolean check, long slack) {
+      this(spec, files, ranks, nullKeys, keepNullBounds, check, slack, null, null);
+    }
+
+    /**
+     * {@code leanCols}: a count needs of each row only its key, bounds and these columns of the
+     * side row (those the residual reads; ints where {@code leanInt}), so no row is built.
+     */
+    FileStream(SideSpec spec, PartitionedFile[] files, Map<Object, Integer> ranks,
+        boolean nullKeys, boolean keepNullBounds, boolean check, long slack, int[] leanCols,
+        boolean[] leanInt) {
       this.slack = slack;
+      if (leanCols != null) {
+        java.util.List<Expression> es = new java.util.ArrayList<>();
+        es.add(overScan(spec.key, spec.project));
+        es.add(overScan(spec.lo, spec.project));
+        es.add(overScan(spec.hi, spec.project));
+        for (int c : leanCols) es.add(spec.project.apply(c));
+        this.lean = UnsafeProjection.create(Scala.seq(es));
+        this.leanInt = leanInt;
+      } else {
+        this.lean = null;
+        this.leanInt = null;
+      }
       this.spec = spec;
       this.files = files;
       this.ranks = ranks;
@@ -280,8 +314,65 @@ final class MergeSweep {
           .filePath().toString();
     }
 
+    /** {@code e} (over the side row) over the scan row: each side column by its projection. */
+    static Expression overScan(Expression e, Seq<Expression> project) {
+      return e.transformUp(new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
+        @Override
+        public boolean isDefinedAt(Expression x) {
+          return x instanceof BoundReference;
+        }
+
+        @Override
+        public Expression apply(Expression x) {
+          return project.apply(((BoundReference) x).ordinal());
+        }
+      });
+    }
+
+    private Ent readLean() {
+      while (true) {
+        InternalRow scan = nextScanRow();
+        if (scan == null) return null;
+        rowsRead++;
+        if (filter != null && !filter.eval(scan)) continue;
+        UnsafeRow p = lean.apply(scan);
+        int rank;
+        if (p.isNullAt(0)) {
+          if (!nullKeys) continue;
+          rank = -1;
+        } else {
+          if (nullKeys) continue;
+          Object key = spec.stringKey ? p.getUTF8String(0) : (Object) keyValue(p);
+          if (lastKey != null && lastKey.equals(key)) {
+            rank = lastRank;
+          } else {
+            Integer r = ranks.get(key);
+            if (r == null) continue; // another unit's key (a shared row group)
+            rank = r;
+            lastKey = spec.stringKey ? ((UTF8String) key).clone() : key;
+            lastRank = rank;
+          }
+        }
+        int n = leanInt.length;
+        long[] vals = n == 0 ? null : new long[n];
+        long nulls = 0;
+        for (int k = 0; k < n; k++) {
+          if (p.isNullAt(3 + k)) nulls |= 1L << k;
+          else vals[k] = leanInt[k] ? p.getInt(3 + k) : p.getLong(3 + k);
+        }
+        if (rank < 0 || p.isNullAt(1) || p.isNullAt(2)) {
+          if (rank >= 0 && !keepNullBounds) continue;
+          return new Ent(rank, 0, 0, ord++, null, true, vals, nulls);
+        }
+        long x = p.getLong(1);
+        long y = p.getLong(2);
+        return new Ent(rank, Math.min(x, y), Math.max(x, y), ord++, null, false, vals, nulls);
+      }
+    }
+
     /** The next row of the unit in reading order, numbered; null at the end. */
     private Ent read() {
+      if (lean != null) return readLean();
       while (true) {
         InternalRow scan = nextScanRow();
         if (scan == null) return null;
@@ -497,6 +588,15 @@ final class MergeSweep {
       this.nullRight = new GenericInternalRow(job.right.sideTypes.length);
     }
 
+    boolean residual(Ent l, Ent r) {
+      if (pred == null) return true;
+      if (l.row == null || r.row == null) {
+        // lean streams exist only with an exact fast residual
+        return fast.evalValues(l.vals, l.nulls, r.vals, r.nulls) == FastResidual.TRUE;
+      }
+      return residual(l.row, r.row);
+    }
+
     boolean residual(UnsafeRow l, UnsafeRow r) {
       if (pred == null) return true;
       if (fast != null) {
@@ -520,14 +620,24 @@ final class MergeSweep {
         MergePlan.Unit unit = units[u];
         Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
         boolean keepNull = job.kind == Kind.LEFT || job.kind == Kind.ANTI;
+        boolean lean = job.count && (pred == null || fast != null && fast.exact());
         curL = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, true,
-            job.slack);
+            job.slack, lean ? leanCols(0) : null, lean ? leanInt(0) : null);
         curR = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0] : unit.right,
-            ranks, false, false, true, job.slack);
+            ranks, false, false, true, job.slack, lean ? leanCols(1) : null,
+            lean ? leanInt(1) : null);
         sweep = new Sweep(this, curL, curR, null);
         return true;
       }
       return false;
+    }
+
+    private int[] leanCols(int side) {
+      return fast == null ? new int[0] : fast.columns(side);
+    }
+
+    private boolean[] leanInt(int side) {
+      return fast == null ? new boolean[0] : fast.columnsAreInt(side);
     }
 
     private void finishUnit() {
@@ -704,7 +814,7 @@ final class MergeSweep {
       /** A hull-overlapping pair: residual, then the join type's action. True if it emitted. */
       private boolean pair(Ent l, Ent r) {
         t.candRows++;
-        if (!t.residual(l.row, r.row)) return false;
+        if (!t.residual(l, r)) return false;
         boolean old = prefix != null && prefix.nL.get(l.ord) && prefix.nR.get(r.ord);
         if (!old && prefix != null && prefix.doneUnmatched != null
             && prefix.doneUnmatched.get(l.ord)) {
@@ -852,7 +962,7 @@ final class MergeSweep {
               for (int n = others.size(); bi < n; bi++) {
                 Ent l = others.get(bi);
                 t.candRows++;
-                if (t.residual(l.row, x.row)) {
+                if (t.residual(l, x)) {
                   l.matched = true;
                   t.counted();
                 }
@@ -860,7 +970,7 @@ final class MergeSweep {
             } else if (count && kind == Kind.INNER && prefix == null) {
               for (int n = others.size(); bi < n; bi++) {
                 t.candRows++;
-                if (t.residual(x.row, others.get(bi).row)) t.counted();
+                if (t.residual(x, others.get(bi))) t.counted();
               }
               x.matched = true;
             }
