@@ -5,6 +5,10 @@
         --spark-at 1000000 --pairs-at 1000000 --peers-python /work/peers-venv/bin/python \
         --out benchmarks/JVM.md
 
+Contenders: the merge join (both files sorted by (chrom, start): no shuffle), the broadcast index,
+the tiled sweep, the GIQL statement through the planner, Spark's own plan and polars-bio; pairs
+are written to Parquet by the merge and broadcast joins.
+
 Data: ``joins.py``'s hg38-shaped ``uniform`` profile (widths 100-2000 bp), written once to
 benchmarks/data/ with row groups of 131,072 rows. The query is the COUNT(*) of
 ``a.chrom = b.chrom AND a.start < b.end AND b.start < a.end`` (0-based half-open); giql-spark
@@ -20,6 +24,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -38,6 +43,23 @@ MARKER = "giql_band('{opts}', a.chrom, a.start, a.`end` - 1, b.chrom, b.start, b
 COUNT = "SELECT COUNT(*) FROM l a JOIN r b ON {cond}"
 PAIRS = ("SELECT a.chrom, a.start, a.`end`, a.name, b.chrom AS chrom_, b.start AS start_, "
          "b.`end` AS end_, b.name AS name_ FROM l a JOIN r b ON {cond}")
+
+
+GIQL_COUNT = "SELECT COUNT(*) FROM l a JOIN r b ON a.interval INTERSECTS b.interval"
+
+
+def giql_session(spark, left: Path, right: Path):
+    import giql_spark as gs
+
+    s = gs.Session(spark)
+    s.register("l", str(left))
+    s.register("r", str(right))
+    return s
+
+
+def giql_strategy(spark, left: Path, right: Path) -> str:
+    text = giql_session(spark, left, right).explain(GIQL_COUNT)
+    return next(x.strip() for x in text.splitlines() if x.strip().startswith("strategy:"))
 
 
 def start_spark(memory: str):
@@ -123,7 +145,7 @@ def main() -> None:
     ap.add_argument("--render", help="only rewrite --out from this results JSON (and --extra)")
     ap.add_argument("--extra", action="append", default=[],
                     help="with --render: more results JSON whose rows are appended")
-    ap.add_argument("--contenders", default="scan,broadcast,tree,hull,sweep,pairs,spark,polars-bio",
+    ap.add_argument("--contenders", default="scan,merge,broadcast,tree,hull,sweep,pairs,giql,spark,polars-bio",
                     help="which rows to run (comma-separated)")
     args = ap.parse_args()
     if args.render:
@@ -171,8 +193,9 @@ def main() -> None:
                    median_s=statistics.median(times), runs=times)
 
         for key, label, opts in (
-                ("broadcast", "giql-spark BroadcastIntervalJoin (auto index)", ""),
-                ("tree", "giql-spark BroadcastIntervalJoin (tree index)", "index=tree"),
+                ("merge", "giql-spark MergeIntervalJoin (sorted files, no shuffle)", "algo=merge"),
+                ("broadcast", "giql-spark BroadcastIntervalJoin (auto index)", "algo=broadcast"),
+                ("tree", "giql-spark BroadcastIntervalJoin (tree index)", "algo=broadcast;index=tree"),
                 ("sweep", "giql-spark SweepIntervalJoin (tile 1 Mb)", "algo=sweep")):
             if key not in want:
                 continue
@@ -197,16 +220,32 @@ def main() -> None:
             record(size=n, contender="giql-spark, hull test only (closed [start, end-1])",
                    op="count", median_s=statistics.median(runs), runs=runs, count=rows[0][0])
 
-        if n in pairs_at and "pairs" in want:
-            q = PAIRS.format(cond=MARKER.format(opts="") + " AND " + EXACT)
+        for key, label, opts in (("pairs", "giql-spark MergeIntervalJoin", "algo=merge"),
+                                 ("pairs-broadcast", "giql-spark BroadcastIntervalJoin", "algo=broadcast")):
+            if n not in pairs_at or key not in want:
+                continue
+            q = PAIRS.format(cond=MARKER.format(opts=opts) + " AND " + EXACT)
             runs, written = [], None
             for i in range(args.repeats):
                 out = tmp / f"pairs-{n}-{i}"
                 t, _ = timed(lambda: spark.sql(q).write.mode("overwrite").parquet(str(out)), spark=spark)
                 runs.append(t)
                 written = spark.read.parquet(str(out)).count()
-            record(size=n, contender="giql-spark BroadcastIntervalJoin", op="pairs to Parquet",
+                shutil.rmtree(out, ignore_errors=True)
+            record(size=n, contender=label, op="pairs to Parquet",
                    median_s=statistics.median(runs), runs=runs, count=written)
+
+        if "giql" in want:
+            # the GIQL statement through the planner: the sorted files take jvm_merge and the
+            # count is taken inside it
+            runs, count = [], None
+            for _ in range(args.repeats):
+                t, rows = timed(lambda: giql_session(spark, lp, rp).sql(GIQL_COUNT).collect(), spark=spark)
+                runs.append(t)
+                count = rows[0][0]
+            record(size=n, contender="giql-spark GIQL INTERSECTS (planner's choice, statistics included)",
+                   op="count", median_s=statistics.median(runs), runs=runs, count=count,
+                   note=giql_strategy(spark, lp, rp))
 
         if n in spark_at and "spark" in want:
             df = spark.sql(COUNT.format(cond=EXACT))
