@@ -27,6 +27,7 @@ _SPARK_HOW = {"inner": "inner", "left": "left", "right": "right", "full": "full"
               "semi": "left_semi", "anti": "left_anti"}
 _checked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
+_merge_checked: dict = {}
 
 
 def available(session) -> tuple[bool, str]:
@@ -91,9 +92,20 @@ def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | No
         return "the files' order is checked only in a classic Spark session"
     if session.conf.get("spark.giql.merge.enabled", "true").lower() == "false":
         return "spark.giql.merge.enabled is false"
-    df = _join(left, right, spec, {"algo": "merge"})
     try:
-        why = str(session.sparkContext._jvm.io.giql.spark.PlanMetrics.mergeRefusal(df._jdf))
+        # the same sides and join again (a statement re-run, EXPLAIN then the query) reuse
+        # the answer; the extension decides again from the files when the query is planned
+        key = (left._jdf.semanticHash(), right._jdf.semanticHash(), spec.how, spec.describe(),
+               spec.left.text, spec.right.text, tuple(map(str, spec.key_pairs)))
+        with _lock:
+            if key in _merge_checked:
+                return _merge_checked[key]
+        df = _join(left, right, spec, {"algo": "merge"})
+        why = str(session.sparkContext._jvm.io.giql.spark.PlanMetrics.mergeRefusal(df._jdf)) or None
     except Exception as e:  # a plan the check cannot read: the other operators remain
         return f"the merge check failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-    return why or None
+    with _lock:
+        if len(_merge_checked) > 256:
+            _merge_checked.clear()
+        _merge_checked[key] = why
+    return why
