@@ -81,7 +81,10 @@ def test_sorted_files_take_the_merge_join(session, tmp_path, conv):
     # chromosomes in another order
     lp, rp = files(tmp_path, 1, null_rate=0, row_group=7, order_r=sorted(NATURAL))
     register(session, lp, rp, **conv)
-    for name, query in QUERIES.items():
+    # every query in one convention; the shapes the conversion changes in the other
+    names = list(QUERIES) if not conv else ["inner", "left", "anti", "count"]
+    for name in names:
+        query = QUERIES[name]
         why, got, expected = both(session, query)
         assert why is None, (name, why)
         assert got == expected, name
@@ -99,8 +102,8 @@ def test_null_chromosomes_and_starts(session, tmp_path):
     lp, rp = files(tmp_path, 2, null_rate=0.08, row_group=5)
     register(session, lp, rp)
     why = {}
-    for name, query in QUERIES.items():
-        why[name], got, expected = both(session, query)
+    for name in ("inner", "left", "anti", "count", "left count"):
+        why[name], got, expected = both(session, QUERIES[name])
         assert got == expected, name
     # rows with a NULL start are filtered before an inner join: their order does not matter
     assert why["inner"] is None and why["count"] is None, why
