@@ -1,0 +1,138 @@
+#!/usr/bin/env python
+"""The Spark contenders of ``scale.py``, one process per contender and data set.
+
+    python benchmarks/scale_spark.py CONFIG.json
+
+Starts a local[2] Spark the way ``giql_spark.Session()`` does (its JVM
+extension included), warms it up on a small join (untimed), then runs each
+op ``repeats`` times and prints one JSON line per run:
+``{"op", "round", "seconds", "rows"}`` (``rows`` of a pairs run is read from
+the written files after the timer stops) or ``{"op", "round", "error"}``.
+A first line gives the versions. Kinds:
+
+- ``giql``: ``Session(spark, strategy=..., ...)``, the files registered as
+  ``l`` and ``r``, the GIQL query (count, or the pairs written to Parquet);
+- ``sql``: hand-written binned Spark SQL (10 kb bins, the canonical-bin
+  condition, no DISTINCT), over the same files;
+- ``floor``: both sides read and aggregated (COUNT and MAX of start and end),
+  the least any Spark join of them costs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+COUNT = "SELECT COUNT(*) FROM l a JOIN r b ON a.interval INTERSECTS b.interval"
+PAIRS = ("SELECT a.chrom, a.start, a.end, b.start AS start_, b.end AS end_ "
+         "FROM l a JOIN r b ON a.interval INTERSECTS b.interval")
+BIN10K = """
+WITH lb AS (SELECT chrom, start, `end`, explode(sequence(start div 10000, (`end` - 1) div 10000)) AS bin FROM l),
+     rb AS (SELECT chrom, start, `end`, explode(sequence(start div 10000, (`end` - 1) div 10000)) AS bin FROM r)
+SELECT {select} FROM lb a JOIN rb b ON a.chrom = b.chrom AND a.bin = b.bin
+WHERE a.start < b.`end` AND a.`end` > b.start AND a.bin = greatest(a.start div 10000, b.start div 10000)
+"""
+BIN10K_PAIRS = "a.chrom, a.start, a.`end`, b.start AS start_, b.`end` AS end_"
+
+
+def parquet_rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return sum(pq.read_metadata(f).num_rows for f in Path(path).rglob("*.parquet"))
+
+
+def action(spark, fn, timeout: float):
+    """``fn()`` in a job group, cancelled after ``timeout`` seconds."""
+    sc = spark.sparkContext
+    group = f"scale-{uuid.uuid4().hex[:8]}"
+    box: dict = {}
+
+    def target():
+        sc.setJobGroup(group, group, interruptOnCancel=True)
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001
+            box["error"] = e
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        sc.cancelJobGroup(group)
+        t.join(120)
+        raise TimeoutError(f"> {timeout:.0f} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def one(spark, cfg: dict, op: str, left: str, right: str, outdir: Path):
+    import giql_spark as gs
+
+    kind, params = cfg["kind"], cfg["params"]
+    if kind == "giql":
+        s = gs.Session(spark, **{k: v for k, v in params.items() if v is not None})
+        s.register("l", left)
+        s.register("r", right)
+        if op == "count":
+            return s.sql(COUNT).collect()[0][0]
+        s.sql(PAIRS).write.mode("overwrite").parquet(str(outdir))
+        return None
+    spark.read.parquet(left).createOrReplaceTempView("l")
+    spark.read.parquet(right).createOrReplaceTempView("r")
+    if kind == "sql":
+        if op == "count":
+            return spark.sql(BIN10K.format(select="COUNT(*)")).collect()[0][0]
+        spark.sql(BIN10K.format(select=BIN10K_PAIRS)).write.mode("overwrite").parquet(str(outdir))
+        return None
+    if kind == "floor":
+        q = "SELECT COUNT(*), MAX(start), MAX(`end`), MAX(length(chrom)) FROM {}"
+        return sum(spark.sql(q.format(t)).collect()[0][0] for t in ("l", "r"))
+    raise ValueError(kind)
+
+
+def main(path: str) -> int:
+    cfg = json.loads(Path(path).read_text())
+    import pyspark
+
+    import giql_spark as gs
+
+    spark = gs.local_spark("local[2]", config={"spark.driver.memory": cfg["driver_memory"],
+                                               "spark.sql.shuffle.partitions": str(cfg["shuffle_partitions"]),
+                                               "spark.ui.enabled": "false"})
+    print(json.dumps({"versions": {"spark": pyspark.__version__, "giql_spark": gs.__version__}}), flush=True)
+    out = Path(cfg["outdir"])
+    for op in cfg["ops"]:  # warm-up: JIT, Python workers, writers
+        try:
+            one(spark, cfg, op, cfg["warmup"][0], cfg["warmup"][1], out / "warmup")
+        except Exception as e:  # the timed runs report it
+            print(json.dumps({"warmup_error": str(e).splitlines()[0][:300]}), flush=True)
+    for r in range(cfg["repeats"]):
+        for op in cfg["ops"]:
+            if op == "pairs" and cfg["kind"] == "floor":
+                continue
+            spark.sparkContext._jvm.System.gc()
+            rec = {"op": op, "round": r}
+            target = out / f"{op}-{r}"
+            t0 = time.perf_counter()
+            try:
+                n = action(spark, lambda: one(spark, cfg, op, cfg["left"], cfg["right"], target), cfg["timeout"])
+                rec["seconds"] = time.perf_counter() - t0
+                rec["rows"] = parquet_rows(target) if op == "pairs" else n
+                shutil.rmtree(target, ignore_errors=True)  # 100M x 100M pairs fill the disk
+            except Exception as e:  # a failure or a timeout is reported, the next run goes on
+                rec["error"] = " ".join(str(e).split())[:300]
+            print(json.dumps(rec), flush=True)
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
