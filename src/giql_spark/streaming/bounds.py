@@ -103,16 +103,16 @@ class Pruning:
         return hit
 
     def describe(self, which: int) -> str:
-        """The bound in words, for EXPLAIN: ``b.end >= x + 1`` with ``x`` the other side's progress."""
+        """The bound in words, for EXPLAIN: ``b.end >= P + 1`` with ``P`` the other side's progress."""
         me, other = self.side(which), self.side(1 - which)
         lows = [self.bound(which, p) for p in _PROBES]
         offsets = {lo - p for lo, p in zip(lows, _PROBES)}
         if len(offsets) == 1:
             c = offsets.pop()
-            rhs = "x" + (f" + {c}" if c > 0 else f" - {-c}" if c < 0 else "")
+            rhs = "P" + (f" + {c}" if c > 0 else f" - {-c}" if c < 0 else "")
         else:
-            rhs = f"f(x) (at x=0: {lows[0]})"
-        return (f"{me.alias} rows are held while {me.prune} >= {rhs}, x = newest {other.order} on the key - "
+            rhs = f"f(P) (at P=0: {lows[0]})"
+        return (f"{me.alias} rows are held while {me.prune} >= {rhs}, P = newest {other.order} on the key - "
                 f"{other.max_disorder} (max_disorder)")
 
 

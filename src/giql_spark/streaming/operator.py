@@ -3,9 +3,11 @@
 :func:`join_key` is the whole algorithm for one key and one batch, without
 Spark: given the key's state and the rows each side sent, it
 
-1. checks the order contract: a row below its side's newest order value
-   minus ``max_disorder`` is late (it fails the query or is dropped and
-   counted); an end marker closes the side's key;
+1. outputs at once, when their side is preserved, the rows that can match
+   nothing (a NULL the condition cannot get past); checks the order
+   contract: a row below its side's newest order value minus
+   ``max_disorder`` is late (it fails the query or is dropped and counted);
+   an end marker closes the side's key;
 2. finds candidate pairs — new left rows against all right rows (held and
    new), held left rows against new right rows — by hull overlap (the
    compiled interval-tree kernel), and, for join types that must know,
@@ -91,6 +93,10 @@ def join_key(rules: JoinRules, state: KeyState, arrived: list[Arrived], key: str
     newest = list(state.newest)
     for s in (0, 1):
         a = arrived[s]
+        lone = np.flatnonzero(a.code == NO_MATCH)
+        if rules.keeps[s] and len(lone):  # they can match nothing: unmatched at once
+            texts = a.rows.rows[lone]
+            out.emit(texts, None, len(lone)) if s == 0 else out.emit(None, texts, len(lone))
         ok = a.code == OK
         side = pruning.side(s)
         if newest[s] is not None and ok.any():

@@ -21,6 +21,7 @@ import pandas as pd
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
 
+from . import METRICS
 from .operator import BROKEN, MARKER, NO_MATCH, OK, Arrived, ContractError, JoinRules, Output, join_key
 from .state import Held, KeyState
 
@@ -30,9 +31,7 @@ TICK = 2
 #: Code of a row whose interval has start > end (the contract's other half).
 REVERSED = 4
 KIND, LROW, RROW = "__gs_kind", "__gs_l", "__gs_r"
-#: Metric columns of the operator's output, and the names they are observed under.
-METRICS = ("left_rows_in_state", "right_rows_in_state", "left_rows_added", "right_rows_added",
-           "left_rows_pruned", "right_rows_pruned", "left_late_rows", "right_late_rows")
+#: Metric columns of the operator's output; observed under the names of :data:`METRICS`.
 METRIC_COLUMNS = tuple(f"__gs_m_{m}" for m in METRICS)
 
 _KEY_SCHEMA = StructType([StructField("key", StringType())])
@@ -83,16 +82,17 @@ class StreamJoinProcessor(StatefulProcessor):
         code = pdf[CODE].to_numpy()
         data = side != TICK
         keeps = rules.keeps
+        keyless = pdf[KEY].isna().to_numpy()
         for s in (0, 1):
             mine = data & (side == s)
-            lone = np.flatnonzero(mine & (code == NO_MATCH))
+            lone = np.flatnonzero(mine & keyless & (code == NO_MATCH))  # no key: no state to visit
             if keeps[s] and len(lone):
                 texts = pdf[ROW].to_numpy(object)[lone]
                 out.emit(texts, None, len(lone)) if s == 0 else out.emit(None, texts, len(lone))
             broken = np.flatnonzero(mine & ((code == BROKEN) | (code == REVERSED)))
             if len(broken):
                 self._broken(s, pdf, broken, out)
-        live = np.flatnonzero(data & ((code == OK) | (code == MARKER)))
+        live = np.flatnonzero(data & ~keyless & ((code == OK) | (code == MARKER) | (code == NO_MATCH)))
         totals = self.totals.get()
         if totals is not None and totals[0] != self.buckets:
             raise ContractError(f"giql-spark: this query's state was written with {totals[0]} state buckets and "
