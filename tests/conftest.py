@@ -29,13 +29,21 @@ CONFIG = {
 @pytest.fixture(scope="session")
 def spark():
     if REMOTE:
+        import warnings
+
         from pyspark.sql import SparkSession
 
+        from giql_spark.jvm import spark_config
+
+        # A local server started by PySpark gets these confs at its start, the
+        # JVM extension included; the client then cannot set the static ones
+        # again, and says so once per conf.
         builder = SparkSession.builder.remote(REMOTE)
-        for k, v in CONFIG.items():
-            if k.startswith("spark.sql."):  # the others are fixed when the server starts
-                builder = builder.config(k, v)
-        spark = builder.getOrCreate()
+        for k, v in spark_config({k: v for k, v in CONFIG.items() if k.startswith("spark.sql.")}).items():
+            builder = builder.config(k, v)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Failed to set spark")
+            spark = builder.getOrCreate()
     else:
         from giql_spark import local_spark
 

@@ -4,8 +4,9 @@ Spark Connect resolves a statement's names whenever its result is used and
 has no JVM on the client, which classic PySpark hides; both once gave wrong
 answers. A classic and a Connect session cannot share one Python process
 (PySpark picks the Connect code path process-wide), so the subset runs in a
-child pytest with ``GIQL_SPARK_TEST_REMOTE=local[2]``: every join strategy,
-NEAREST, MERGE, the DataFrame API, and the Connect-only cases of
+child pytest with ``GIQL_SPARK_TEST_REMOTE=local[2]`` (a local server with
+giql-spark's JVM extension): every join strategy, the JVM ones included,
+NEAREST, MERGE, range joins through the DataFrame API, and the cases of
 ``test_connect_cases.py``.
 """
 
@@ -31,6 +32,7 @@ SUBSET = [
     "test_ops_bioframe.py::test_nearest_matches_bioframe_closest",
     "test_ops_bioframe.py::test_merge_and_cluster_match_bioframe",
     "test_join_properties.py",
+    "test_band_api.py",
 ]
 
 

@@ -53,7 +53,8 @@ def sql(tree: exp.Expression) -> str:
 
 def test_rules_run_in_the_documented_order():
     assert [r.__name__ for r in RULES] == ["read_hints", "expand_star_replace", "bind_tables", "exists_to_semi",
-                                           "qualify", "extract_nearest", "extract_interval_joins", "prune_ctes"]
+                                           "qualify", "extract_nearest", "extract_interval_joins",
+                                           "extract_band_joins", "prune_ctes"]
 
 
 # giql canonicalizes a 1-based NEAREST target in a CTE, ``SELECT * REPLACE (start - 1 AS start, ...)``.
@@ -193,3 +194,20 @@ def test_plan_needs_no_spark():
 def test_rewrite_applies_the_rules_given():
     tree = rewrite(compiled("SELECT name FROM peaks"), Schema(COLUMNS), rules=(bind_tables,))
     assert "__gs_t_peaks" in sql(tree)
+
+
+def test_a_range_join_becomes_a_band_node_and_a_blocked_one_is_named():
+    q = ("SELECT a.name, b.name AS g FROM peaks a JOIN genes b "
+         "ON a.chrom = b.chrom AND b.start BETWEEN a.start - 500 AND a.start + 500 AND b.score > 1")
+    tree = rewrite(compiled(q), Schema(COLUMNS, {n: {"start": "bigint", "end": "bigint", "chrom": "string",
+                                                     "score": "double"} for n in COLUMNS}))
+    (node,) = tree.meta[NODES]
+    assert node.spec.predicate == "band" and node.spec.how == "inner"
+    assert [(sql(k), sql(v)) for k, v in node.spec.keys] == [("a.chrom", "b.chrom")]
+    assert (sql(node.spec.left.start), sql(node.spec.left.end)) == ("a.start - 500", "a.start + 500")
+    assert (sql(node.spec.right.start), sql(node.spec.right.end)) == ("b.start", "b.start")
+    assert "b.score > 1" in sql(node.spec.condition)  # the exact condition decides every pair
+    blocked = plan("SELECT a.name FROM peaks a JOIN genes b ON a.chrom = b.chrom AND a.start * b.start > 5",
+                   tables(), COLUMNS)
+    assert blocked.nodes == [] and list(blocked.unplanned.values()) == [
+        "the condition gives equality keys but no range"]

@@ -20,6 +20,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 from sqlglot import exp
 
+from ..planner.band.sql import HULL_INF
 from ..spark_sql import bound_sql
 from .spec import JoinSpec
 from .spec import quote as _quote
@@ -29,24 +30,44 @@ DEFAULT_BIN_SIZE = 100_000
 _L, _R = "__gs_l", "__gs_r"
 
 
-def _hull(spec: JoinSpec, side: str, other_view: str) -> tuple[str, str]:
+def _extent(spec: JoinSpec, lview: str, rview: str) -> tuple[str, str]:
+    """SQL of ``[m, M]``: the least and greatest finite hull end over both sides.
+
+    Scalar subqueries, run once. ``coalesce(.., 0)`` when no end is finite.
+    """
+    lows, highs = [], []
+    for interval, view in ((spec.left, lview), (spec.right, rview)):
+        _, start, end = interval.text
+        finite = [f"CASE WHEN abs({x}) < {HULL_INF} THEN {x} END" for x in (start, end)]
+        lows.append(f"(SELECT least({', '.join(f'min({x})' for x in finite)}) FROM {view})")
+        highs.append(f"(SELECT greatest({', '.join(f'max({x})' for x in finite)}) FROM {view})")
+    return f"coalesce(least({', '.join(lows)}), 0)", f"coalesce(greatest({', '.join(highs)}), 0)"
+
+
+def _hull(spec: JoinSpec, side: str, extent: tuple[str, str] | None) -> tuple[str, str]:
     """SQL of a side's closed hull ``[lo, hi]``.
 
     A band join may give rows with NULLs hull ends of ``±HULL_INF`` (they
-    match without limit): those ends are clipped to the other side's whole
-    extent, computed once by a scalar subquery, so that no row expands into
-    more bins than the data spans. Clipping keeps every meeting pair meeting:
-    a point both hulls share lies within the other side's extent.
+    match without limit), on either side or both: every hull is then clipped
+    to ``extent``, the least and greatest finite hull end of both sides, so
+    that no row expands into more bins than the data spans. Clipping keeps
+    every meeting pair meeting: the shared part ``[p, q]`` of two hulls
+    (``p`` the greater low end, ``q`` the lesser high end) holds ``p`` when
+    ``p`` is finite and ``q`` when ``q`` is, and both lie in the extent;
+    when neither is, both hulls cover the whole extent. (The other side's
+    extent alone would not do: it is unbounded too when both sides have
+    such rows.)
     """
-    interval, other = (spec.left, spec.right) if side == "left" else (spec.right, spec.left)
+    interval = spec.left if side == "left" else spec.right
     _, start, end = interval.text
     lo, hi = f"least({start}, {end})", f"greatest({start}, {end})"
-    if spec.unbounded:
-        _, os_, oe = other.text
-        lo = f"greatest({lo}, (SELECT min(least({os_}, {oe})) FROM {other_view}))"
-        hi = f"least({hi}, (SELECT max(greatest({os_}, {oe})) FROM {other_view}))"
-        # A hull clipped to nothing meets no row: it is left without bins.
-        lo, hi = f"CASE WHEN {lo} <= {hi} THEN {lo} END", f"CASE WHEN {lo} <= {hi} THEN {hi} END"
+    if extent is not None:
+        low, high = extent
+        clipped_lo, clipped_hi = f"greatest({lo}, {low})", f"least({hi}, {high})"
+        # A row without hull ends (NULLs) stays without bins; GREATEST and
+        # LEAST would otherwise give it the extent's.
+        keep = f"{lo} IS NOT NULL AND {clipped_lo} <= {clipped_hi}"
+        lo, hi = f"CASE WHEN {keep} THEN {clipped_lo} END", f"CASE WHEN {keep} THEN {clipped_hi} END"
     return lo, hi
 
 
@@ -106,9 +127,10 @@ def _inner_flat(spec, bin_size, lview, rview, left: StructType, right: StructTyp
     if found is None:
         return None
     condition, structs = found
+    extent = _extent(spec, lview, rview) if spec.unbounded else None
     sides = []
-    for prefix, view, schema, (lo, hi) in ((_L, lview, left, _hull(spec, "left", rview)),
-                                           (_R, rview, right, _hull(spec, "right", lview))):
+    for prefix, view, schema, (lo, hi) in ((_L, lview, left, _hull(spec, "left", extent)),
+                                           (_R, rview, right, _hull(spec, "right", extent))):
         exprs, names = [], []
         for name in schema.fieldNames():
             if name in structs:
@@ -140,8 +162,9 @@ def _sql(spec: JoinSpec, bin_size: int, lview: str, rview: str, left: StructType
         flat = _inner_flat(spec, bin_size, lview, rview, left, right)
         if flat is not None:
             return flat
-    lx = _expanded(lview, _hull(spec, "left", rview), _L, bin_size, how in ("left", "full", "anti", "semi"))
-    rx = _expanded(rview, _hull(spec, "right", lview), _R, bin_size, how in ("right", "full"))
+    extent = _extent(spec, lview, rview) if spec.unbounded else None
+    lx = _expanded(lview, _hull(spec, "left", extent), _L, bin_size, how in ("left", "full", "anti", "semi"))
+    rx = _expanded(rview, _hull(spec, "right", extent), _R, bin_size, how in ("right", "full"))
     # The condition's key equalities (the chromosome) are the other equi-join keys.
     on = f"{_L}bin = {_R}bin AND ({spec.full_condition})"
     canonical = f"{_L}bin = greatest({_L}lo div {bin_size}, {_R}lo div {bin_size})"

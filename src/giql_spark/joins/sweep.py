@@ -26,19 +26,36 @@ from .batch.sweep import FIRST, LROW, RROW, SIDE, TILE, runs, sweep_run
 from .candidates import LEFT_KEY, RIGHT_KEY
 from .hull import CHROM, HI, LO, with_hull
 from .spec import JoinSpec
+from ..planner.band.sql import HULL_INF
 
 DEFAULT_TILE_SIZE = 2_000_000
 
 
-def _clipped(side: DataFrame, other: DataFrame) -> DataFrame:
-    """A band join's unbounded hull ends (``±HULL_INF``) clipped to the other
-    side's whole extent (scalar subqueries, run once), so that no row is cut
-    into more tiles than the data spans; a shared point of two hulls lies in
-    both extents, so no pair is lost."""
-    lo = F.greatest(F.col(LO), other.agg(F.min(LO)).scalar())
-    hi = F.least(F.col(HI), other.agg(F.max(HI)).scalar())
-    # A hull clipped to nothing meets no row: it gets no tile.
-    return side.withColumns({LO: F.when(lo <= hi, lo), HI: F.when(lo <= hi, hi)})
+def _extent(*sides: DataFrame) -> tuple:
+    """The least and greatest finite hull end over ``sides`` (scalar subqueries, run once;
+    0 when no end is finite)."""
+    ends = None
+    for side in sides:
+        both = side.select(F.explode(F.array(F.col(LO), F.col(HI))).alias("x"))
+        ends = both if ends is None else ends.unionByName(both)
+    finite = ends.where(F.abs(F.col("x")) < F.lit(HULL_INF))
+    return (F.coalesce(finite.agg(F.min("x")).scalar(), F.lit(0)),
+            F.coalesce(finite.agg(F.max("x")).scalar(), F.lit(0)))
+
+
+def _clipped(side: DataFrame, extent: tuple) -> DataFrame:
+    """A band join's unbounded hull ends (``±HULL_INF``) clipped to the least
+    and greatest finite hull end of both sides, so that no row is cut into
+    more tiles than the data spans. A pair of hulls that meet still meet
+    after it (see :func:`.binned._hull`); the other side's extent alone
+    would not bound a row when both sides have unbounded rows."""
+    low, high = extent
+    lo = F.greatest(F.col(LO), low)
+    hi = F.least(F.col(HI), high)
+    # A hull clipped to nothing meets no row: it gets no tile; a row without
+    # hull ends keeps none.
+    keep = F.col(LO).isNotNull() & (lo <= hi)
+    return side.withColumns({LO: F.when(keep, lo), HI: F.when(keep, hi)})
 
 
 def _tiled(df: DataFrame, tile_size: int, key: str) -> DataFrame:
@@ -56,7 +73,8 @@ def _stream(left: DataFrame, right: DataFrame, spec: JoinSpec, tile_size: int) -
     rrow = F.struct(*[F.col(c) for c in right.columns])
     lh, rh = with_hull(left, spec.left), with_hull(right, spec.right)
     if spec.unbounded:
-        lh, rh = _clipped(lh, with_hull(right, spec.right)), _clipped(rh, with_hull(left, spec.left))
+        extent = _extent(lh, rh)
+        lh, rh = _clipped(lh, extent), _clipped(rh, extent)
     lt = _tiled(lh, tile_size, LEFT_KEY)
     rt = _tiled(rh, tile_size, RIGHT_KEY)
     lnull = F.lit(None).cast(lt.select(lrow.alias("x")).schema["x"].dataType)

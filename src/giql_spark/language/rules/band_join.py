@@ -102,7 +102,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
             continue
         band = derive_band(and_(cross), left, right, integer_columns=_integer_columns(select, cross, schema))
         why = (band.reason if isinstance(band, Blocked)
-               else "the condition gives equality keys but no range" if band.left is None
+               else f"the condition gives equality keys but no range: {band.blocked}" if band.left is None
                else _not_numeric(band, select, schema))
         if why is not None:
             what = f"{join_type(join).upper()} join of ({', '.join(sorted(left))}) x ({', '.join(sorted(right))})"

@@ -149,6 +149,8 @@ class Band:
     unbounded
         Some rows (with NULLs; see the module docstring) get hull ends of
         ``±HULL_INF``, meaning no bound.
+    blocked
+        When there are keys but no hulls: which conjunct gave no range, and why.
     """
 
     keys: tuple[tuple[exp.Expression, exp.Expression], ...]
@@ -157,6 +159,7 @@ class Band:
     used: tuple[exp.Expression, ...]
     nullable_keys: tuple[tuple[exp.Expression, exp.Expression], ...] = ()
     unbounded: bool = False
+    blocked: str | None = None
 
     def describe(self) -> str:
         """One line per fact, for EXPLAIN."""
@@ -268,10 +271,11 @@ def derive_band(condition: exp.Expression, left_aliases, right_aliases, *,
     render_keys = lambda ks: tuple((render_node(a, conv.leaves), render_node(b, conv.leaves)) for a, b in ks)  # noqa: E731
 
     if main is not None and (not main.complete or main.unrelated):
+        reason = _blocked_reason(active, alone, main)
         if keys:
             return Band(render_keys(keys), None, None, tuple(p.node for p in active if p.kind == "key"),
-                        render_keys(nullable_keys))
-        return Blocked(_blocked_reason(active, alone, main))
+                        render_keys(nullable_keys), blocked=reason)
+        return Blocked(reason)
 
     terms = _terms(feasible, conv.leaves)
     if terms is None:
