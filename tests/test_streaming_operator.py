@@ -338,3 +338,18 @@ def test_evaluator_refuses_what_it_does_not_model():
     for text, what in (("length(a.s) < b.y", "LENGTH"), ("a.s = b.y", "mixes"), ("a.q < b.y", "not known")):
         with pytest.raises(Unsupported, match=what):
             compile_condition(sqlglot.parse_one(text, read="spark"), types)
+
+
+def test_bioframe_overlap_is_pruned_by_its_one_base_end():
+    """gs.overlap's condition reads each end through CASE WHEN end = start THEN end + 1 ELSE end END,
+    which the arithmetic treats as an opaque integer: the rows are held by that value."""
+    from giql_spark.dataframe.overlap import overlap_spec
+
+    spec = overlap_spec("full", ("chrom", "start", "end"), ("chrom", "start", "end"), [])
+    sides = [SideInput(a, "start", ("start", "end"), 0, "fail", types_of(a)) for a in ("l", "r")]
+    pruning = plan_pruning(spec.full, ["l"], ["r"], *sides, integer_columns=True)
+    for side in (pruning.left, pruning.right):
+        assert side.prune.lower().startswith("case when") and f"{side.alias}.end" in side.prune.lower()
+    # r can match a row of l starting at 1000 or later only if its one-base end is above 1000.
+    assert pruning.bound(1, 1000) in (1000, 1001)
+    assert pruning.bound(0, 1000) in (1000, 1001)

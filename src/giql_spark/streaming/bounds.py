@@ -162,12 +162,12 @@ def plan_pruning(condition: exp.Expression, left_aliases, right_aliases, left: S
                 facts.append(Cmp("<=", Col(s, True), Col(e, True)))
     formula = And((present, *facts)) if facts else present
     rules = []
-    for me, other in ((left, right), (right, left)):
-        rules.append(_side_rules(me, other, formula, full, names, conv.leaves))
+    for which, me, other in (("left", left, right), ("right", right, left)):
+        rules.append(_side_rules(which, me, other, formula, full, names, conv.leaves))
     return Pruning(formula, rules[0], rules[1])
 
 
-def _side_rules(me: SideInput, other: SideInput, formula: Node, full: Node, names: set[str],
+def _side_rules(which: str, me: SideInput, other: SideInput, formula: Node, full: Node, names: set[str],
                 leaves: Leaves) -> SideRules:
     order = f"{me.alias}.{me.order_col}".lower()
     other_order = f"{other.alias}.{other.order_col}".lower()
@@ -178,6 +178,11 @@ def _side_rules(me: SideInput, other: SideInput, formula: Node, full: Node, name
     mine = sorted(n for n, leaf in leaves.by_name.items()
                   if n.startswith(me.alias.lower() + ".") and isinstance(leaf.sql, (exp.Column, exp.Dot))
                   and _integral(me.types.get(tuple(n.split(".")))))
+    # Then integer expressions of this side the arithmetic treats as opaque, such as bioframe's
+    # one-base end of an empty interval (CASE WHEN end = start THEN end + 1 ELSE end END).
+    mine += sorted(n for n, leaf in leaves.by_name.items()
+                   if leaf.side == which and n not in mine
+                   and not isinstance(leaf.sql, (exp.Column, exp.Dot)) and _integer_expression(leaf.sql, me.types))
     end = f"{me.alias}.{me.interval[1]}".lower() if me.interval else None
     preferred = [order] + ([end] if end else []) + mine
     prune = None
@@ -204,6 +209,30 @@ def _side_rules(me: SideInput, other: SideInput, formula: Node, full: Node, name
                    for n in dict.fromkeys(needed_names))
     return SideRules(me.alias, order, leaves.by_name[order].sql, prune, leaves.by_name[prune].sql, needed,
                      interval, me.max_disorder, me.late_rows)
+
+
+#: What an expression may be built of to be an integer when its columns are.
+_INTEGER_NODES = (exp.Column, exp.Dot, exp.Identifier, exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Paren, exp.Case,
+                  exp.If, exp.Greatest, exp.Least, exp.Abs, exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE,
+                  exp.And, exp.Or, exp.Not, exp.Is, exp.Null, exp.Boolean)
+
+
+def _integer_expression(node: exp.Expression, types: dict) -> bool:
+    """Whether ``node`` takes integer values only: integer columns and literals under +, -, *, CASE and the like.
+
+    Its value becomes the prune column through a cast to bigint, which must not round it.
+    """
+    for n in node.walk():
+        if isinstance(n, exp.Literal):
+            if n.is_string or not n.this.lstrip("-").isdigit():
+                return False
+        elif isinstance(n, exp.Column):
+            path = tuple(p.name.lower() for p in n.parts)
+            if not _integral(types.get(path)):
+                return False
+        elif not isinstance(n, _INTEGER_NODES):
+            return False
+    return True
 
 
 def _integral(t) -> bool:
