@@ -151,11 +151,14 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
             raise QueryError(f"stream {alias!r} has no order column: register it with order_col=... (the column "
                              "non-decreasing within each key)")
         types = field_types(df)
-        for col in (contract.order_col, *(contract.interval or ())):
-            if (alias.lower(), col.lower()) not in types:
-                raise QueryError(f"stream {alias!r}: column {col!r} of its order contract is not among its columns "
-                                 f"as the join reads it")
-        sides.append(SideInput(alias, contract.order_col, contract.interval, contract.max_disorder,
+        if (alias.lower(), contract.order_col.lower()) not in types:
+            raise QueryError(f"the join does not read {alias}.{contract.order_col}, the order column of stream "
+                             f"{alias!r}, so nothing bounds how long the other side's rows must be kept")
+        # start <= end is a fact for the arithmetic only where the query reads both (a window on starts does not).
+        interval = contract.interval
+        if interval is not None and any((alias.lower(), c.lower()) not in types for c in interval):
+            interval = None
+        sides.append(SideInput(alias, contract.order_col, interval, contract.max_disorder,
                                contract.late_rows, types))
         unsafe = json_unsafe(df, list(df.columns))
         if unsafe is not None:
