@@ -49,6 +49,10 @@ def stream_alias(side: Side, options: dict) -> tuple[str, Contract]:
                                  "interval join needs each side to be one ordered stream")
             if streams:
                 found.append((alias, tables[streams[0]]))
+    if not found and side.sql is None:  # a DataFrame operation that declares no order for its streams
+        raise QueryError("this operation cannot join two streams: only gs.overlap and gs.window know a stream's "
+                         "order (its start column); for other conditions register both streams with "
+                         "Session.register and join them in GIQL")
     if len(found) != 1:
         what = "no registered stream" if not found else f"{len(found)} streams ({', '.join(a for a, _ in found)})"
         raise QueryError(f"the side ({', '.join(side.aliases)}) is a stream but reads {what}; a stream-stream "
