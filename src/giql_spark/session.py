@@ -53,6 +53,8 @@ def local_spark(master: str | None = None, app_name: str = "giql-spark", config:
         # Stream-stream interval joins keep their state in RocksDB (transformWithState needs it).
         "spark.sql.streaming.stateStore.providerClass":
             "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        # ... and commits each micro-batch's changes as a changelog, not a snapshot of the whole store.
+        "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
     }
     conf.update(config or {})
     conf = _with_extension(conf)
