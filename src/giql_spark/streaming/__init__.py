@@ -19,4 +19,19 @@ from .contract import END, LATE_ROWS, Contract
 METRICS = ("left_rows_in_state", "right_rows_in_state", "left_rows_added", "right_rows_added",
            "left_rows_pruned", "right_rows_pruned", "left_late_rows", "right_late_rows")
 
-__all__ = ["END", "LATE_ROWS", "METRICS", "Contract"]
+
+
+def reason(failure) -> str | None:
+    """The one line giql-spark wrote for a failed streaming query, out of Spark's report.
+
+    ``failure`` is the exception ``processAllAvailable`` or ``awaitTermination``
+    raised, or ``query.exception()``; None when the failure is not one of
+    giql-spark's (a late row, a broken contract, a changed state layout).
+    """
+    import re
+
+    found = re.search(r"giql-spark: [^\n]*", str(failure or ""))
+    return found.group(0) if found else None
+
+
+__all__ = ["END", "LATE_ROWS", "METRICS", "Contract", "reason"]
