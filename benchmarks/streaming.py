@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Streaming benchmark: giql-spark's stream-stream joins against Spark's built-in stream-stream join.
 
-    PYTHONPATH=src python benchmarks/streaming.py --rows 10000000 --batches 200 --out benchmarks/STREAMING.md
+    PYTHONPATH=src python benchmarks/streaming.py --rows 10000000 --batches 1000 --out benchmarks/STREAMING.md
 
 Two sorted streams (``--rows`` intervals each over 23 chromosomes, widths drawn uniformly from
 ``[--min-width, --max-width]``, starts ``--gap`` apart on average) arrive as ``--batches``
@@ -236,7 +236,7 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=10_000_000, help="intervals per stream")
-    ap.add_argument("--batches", type=int, default=200, help="files (micro-batches) per stream")
+    ap.add_argument("--batches", type=int, default=1000, help="files (micro-batches) per stream")
     ap.add_argument("--gap", type=int, default=300, help="mean distance between starts on a chromosome")
     ap.add_argument("--min-width", type=int, default=100)
     ap.add_argument("--max-width", type=int, default=1000)
