@@ -94,6 +94,10 @@ def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_
 
 def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, read: ReadStats = read_stats,
              always_stats: bool = False, dry_run: bool = False) -> Built:
+    if left.isStreaming or right.isStreaming:  # no statistics can be read from a stream
+        from .streaming.plan import run_node as run_streaming
+
+        return run_streaming(node, left, right, options, dry_run=dry_run)
     choice = choice_for(node, left, right, options, read=read, always_stats=always_stats)
     return Built(node, choice, build(node, left, right, choice, dry_run=dry_run))
 

@@ -50,6 +50,11 @@ def local_spark(master: str | None = None, app_name: str = "giql-spark", config:
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}",
         "spark.sql.session.timeZone": "UTC",
+        # Stream-stream interval joins keep their state in RocksDB (transformWithState needs it).
+        "spark.sql.streaming.stateStore.providerClass":
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        # ... and commits each micro-batch's changes as a changelog, not a snapshot of the whole store.
+        "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
     }
     conf.update(config or {})
     conf = _with_extension(conf)
@@ -131,12 +136,14 @@ class Session:
                               "stats_tier": stats_tier}
         self._tables: dict[str, Registered] = {}
         self._stats: dict = {}
+        self._streams: dict = {}  # table name -> order contract of a streaming table
 
     # -- tables ---------------------------------------------------------------
     def register(self, name: str, source, *, format: str | None = None, chrom_col: str | None = None,
                  start_col: str | None = None, end_col: str | None = None, strand_col: str | None = "strand",
                  genomic_col: str = "interval", coordinate_system: str | None = None,
-                 interval_type: str | None = None, on_error: str = "raise", **read_options) -> DataFrame:
+                 interval_type: str | None = None, on_error: str = "raise", order_col: str | None = None,
+                 max_disorder: int | None = None, late_rows: str | None = None, **read_options) -> DataFrame:
         """Register ``source`` (a path or a Spark DataFrame) as table ``name``.
 
         Paths are read by extension (see :meth:`read`; ``format=``
@@ -153,6 +160,13 @@ class Session:
         readings) and is given no mapping registers as a plain relation: it
         takes part in joins on its columns (band joins on numeric ones) but
         has no ``interval``. Returns the table's DataFrame.
+
+        A streaming DataFrame (``spark.readStream...``) registers as a stream;
+        queries over it return streaming DataFrames. Its order contract, which
+        a stream-stream join relies on (see :mod:`giql_spark.streaming`):
+        ``order_col`` is non-decreasing within each key (default: the start
+        column), up to ``max_disorder`` (default 0); ``late_rows`` (``"fail"``,
+        the default, or ``"drop"``) says what a row that breaks it does.
         """
         from .io import conventions, read_source
 
@@ -192,6 +206,16 @@ class Session:
                           interval_type=interval_type, **mapped)
             conventions.remember(df, conventions.Convention(mapped["chrom_col"], mapped["start_col"],
                                                             mapped["end_col"], coordinate_system, interval_type))
+        self._streams.pop(name, None)
+        if df.isStreaming:
+            from .streaming.contract import contract
+
+            interval = (mapped["start_col"], mapped["end_col"]) if table is not None else None
+            self._streams[name] = contract(list(df.columns), name=name, interval=interval, order_col=order_col,
+                                           max_disorder=max_disorder, late_rows=late_rows)
+        elif any(v is not None for v in (order_col, max_disorder, late_rows)):
+            raise GiqlSparkError(f"table {name!r}: order_col, max_disorder and late_rows apply to streaming "
+                                 "DataFrames only")
         df.createOrReplaceTempView(name)
         self._stats.clear()  # statistics of sides that read the old table are stale
         self._tables[name] = Registered(table, origin, list(df.columns), skipped, df,
@@ -279,7 +303,8 @@ class Session:
                  dry_run: bool = False) -> tuple[DataFrame, Plan, list[Built]]:
         p = self._plan(query)
         frames = {table_placeholder(n): r.df for n, r in self._tables.items()}
-        df, built = runtime.run(self.spark, p, frames, {**self.options, **p.options}, read=self._read_stats,
+        options = {**self.options, **p.options, "streams": dict(self._streams)}
+        df, built = runtime.run(self.spark, p, frames, options, read=self._read_stats,
                                 always_stats=always_stats, dry_run=dry_run)
         return df, p, built
 
@@ -320,6 +345,9 @@ class Session:
         shown next to the estimates.
         """
         df, p, built = self._execute(query, always_stats=True, dry_run=not analyze)
+        if analyze and df.isStreaming:
+            raise GiqlSparkError("explain(analyze=True) runs the query, and a streaming query runs with "
+                                 "writeStream; its progress (query.lastProgress) has the operator's metrics")
         out = [f"GIQL: {' '.join(query.split())}", ""]
         if not built:
             out.append("Interval operators: none (runs as Spark SQL)")
@@ -335,7 +363,14 @@ class Session:
             t0 = time.perf_counter()
             rows = df.count()
             out += ["", f"Query actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s"]
-        out += ["", "Spark SQL:", f"  {p.sql}", "", "Spark physical plan:"]
+        out += ["", "Spark SQL:", f"  {p.sql}", ""]
+        if df.isStreaming:  # Spark plans a stream per micro-batch, once it runs
+            from .streaming.plan import logical_plan
+
+            out += ["Spark logical plan (query.explain() on the running query shows the physical plan):",
+                    logical_plan(df)]
+            return "\n".join(out)
+        out.append("Spark physical plan:")
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             df.explain()
@@ -368,6 +403,7 @@ def _describe(i: int, b: Built) -> list[str]:
         lines.append(f"[{i}] nearest: k={s.k}{' stranded' if s.stranded else ''} "
                      f"targets {s.target[0]} for references {s.reference[0]}")
     lines.append(f"    strategy: {c.strategy}" + (f" ({params})" if params else "") + f" — {c.reason}")
+    lines.extend(f"    {note}" for note in c.notes)
     for name, st in zip(("left", "right"), c.stats):
         if st is not None:
             details = st.details()

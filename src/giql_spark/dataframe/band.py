@@ -17,7 +17,7 @@ from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 from ..errors import GiqlSparkError
 from ..joins.spec import Interval, JoinSpec, band_spec
 from ..planner.band import Blocked, derive_band
-from .engine import interval_join, strategy_options
+from .engine import interval_join, strategy_options, stream_options
 from .frames import (
     checked,
     distinct_names,
@@ -104,7 +104,8 @@ def band_join(df1: DataFrame, df2: DataFrame, condition: str, on=None, how: str 
 
 def window(df1: DataFrame, df2: DataFrame, w: int = 1000, left: int | None = None, right: int | None = None,
            how: str = "inner", suffixes=("", "_"), cols1=None, cols2=None, on=None, *,
-           strategy: str | None = None, bin_size: int | None = None, tile_size: int | None = None) -> DataFrame:
+           strategy: str | None = None, bin_size: int | None = None, tile_size: int | None = None,
+           max_disorder: int | None = None, late_rows: str | None = None) -> DataFrame:
     """Pairs of intervals within a window of each other, as ``bedtools window``.
 
     Each ``df1`` interval ``[start, end)`` is widened to ``[start - left,
@@ -115,7 +116,8 @@ def window(df1: DataFrame, df2: DataFrame, w: int = 1000, left: int | None = Non
     0-based half-open, book-ended ones do not overlap, and a zero-length
     interval acts as one base. With ``w=0`` this is :func:`overlap`.
 
-    ``how``, ``suffixes``, ``cols1``/``cols2`` and the strategy options are
+    ``how``, ``suffixes``, ``cols1``/``cols2``, the strategy options and,
+    for streaming DataFrames, ``max_disorder`` and ``late_rows`` are
     :func:`overlap`'s. Returns ``df1``'s columns then ``df2``'s (not for
     semi/anti); rows with a NULL chromosome or coordinate pair with nothing.
     """
@@ -135,7 +137,9 @@ def window(df1: DataFrame, df2: DataFrame, w: int = 1000, left: int | None = Non
     re_1 = f"(CASE WHEN {re_} = {rs} THEN {re_} + 1 ELSE {re_} END)"
     cond = " AND ".join([f"l.{q(c1[0])} = r.{q(c2[0])}", f"{ls} < {re_1}", f"{rs} < {le_}"]
                         + [f"{field('l', c)} = {field('r', c)}" for c in on])
-    return _joined(a, b, cond, how, suffixes, op, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
+    options = {**strategy_options(strategy, bin_size=bin_size, tile_size=tile_size),
+               **stream_options(df1, df2, c1, c2, max_disorder, late_rows, op)}
+    return _joined(a, b, cond, how, suffixes, op, options)
 
 
 __all__ = ["band_join", "window"]

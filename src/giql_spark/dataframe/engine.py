@@ -27,6 +27,26 @@ def strategy_options(strategy: str | None = None, **sizes) -> dict:
     return {k: v for k, v in {"strategy": strategy, **sizes}.items() if v is not None}
 
 
+def stream_options(df1: DataFrame, df2: DataFrame, cols1, cols2, max_disorder, late_rows, op: str) -> dict:
+    """The order contracts of the streaming inputs, by the aliases the operations pack them under (l, r).
+
+    A stream's order column is its start column; ``max_disorder`` and
+    ``late_rows`` apply to each streaming input (see
+    :mod:`giql_spark.streaming.contract`). Given for static inputs only, they
+    are refused: they would be silently ignored.
+    """
+    from ..streaming.contract import contract
+
+    out = {}
+    for alias, df, cols, arg in (("l", df1, cols1, "df1"), ("r", df2, cols2, "df2")):
+        if df.isStreaming:
+            out[alias] = contract(list(df.columns), name=arg, interval=(cols[1], cols[2]),
+                                  max_disorder=max_disorder, late_rows=late_rows)
+    if not out and (max_disorder is not None or late_rows is not None):
+        raise GiqlSparkError(f"{op}: max_disorder and late_rows apply to streaming DataFrames only")
+    return {"stream_contracts": out} if out else {}
+
+
 def _side(df: DataFrame) -> Side:
     return Side(None, list(df.columns), {f.name: (f.dataType.fieldNames() if hasattr(f.dataType, "fieldNames")
                                                   else None) for f in df.schema.fields}, df=df)

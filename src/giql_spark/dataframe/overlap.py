@@ -8,7 +8,7 @@ from pyspark.sql import functions as F
 from ..errors import GiqlSparkError
 from ..joins import count_overlaps as count_kernel
 from ..joins.spec import Interval, JoinSpec
-from .engine import interval_join, strategy_options
+from .engine import interval_join, strategy_options, stream_options
 from .frames import (
     checked,
     distinct_names,
@@ -42,7 +42,8 @@ def overlap_spec(how: str, cols1, cols2, on: list[str]) -> JoinSpec:
 def overlap(df1: DataFrame, df2: DataFrame, how: str = "left", return_overlap=False,
             suffixes=("", "_"), cols1=None, cols2=None, on=None, *,
             strategy: str | None = None, bin_size: int | None = None,
-            tile_size: int | None = None) -> DataFrame:
+            tile_size: int | None = None, max_disorder: int | None = None,
+            late_rows: str | None = None) -> DataFrame:
     """Pairs of overlapping intervals, as ``bioframe.overlap``.
 
     Two rows overlap when they are on the same chromosome (and agree on every
@@ -74,6 +75,11 @@ def overlap(df1: DataFrame, df2: DataFrame, how: str = "left", return_overlap=Fa
     strategy, bin_size, tile_size
         Force a join strategy (``"broadcast"``, ``"binned"``, ``"sweep"``,
         ``"naive"``) and its parameter; by default the query planner's choice.
+    max_disorder, late_rows
+        For streaming DataFrames (the result is then a streaming DataFrame):
+        each stream arrives in non-decreasing start within each chromosome,
+        up to ``max_disorder`` bases; a row below that is ``late_rows``
+        (``"fail"``, the default, or ``"drop"``). See the README's Streaming.
 
     Returns
     -------
@@ -101,7 +107,9 @@ def overlap(df1: DataFrame, df2: DataFrame, how: str = "left", return_overlap=Fa
     left = packed(checked(df1, c1, "df1", op), "l")
     right = packed(checked(df2, c2, "df2", op), "r")
     spec = overlap_spec(_HOW[how], c1, c2, on)
-    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
+    options = {**strategy_options(strategy, bin_size=bin_size, tile_size=tile_size),
+               **stream_options(df1, df2, c1, c2, max_disorder, late_rows, op)}
+    joined = interval_join(left, right, spec, options)
     out = unpacked("l", df1.columns, s1)
     if pairs:
         out += unpacked("r", df2.columns, s2)

@@ -101,6 +101,8 @@ class Choice:
     constants: str = ""
     stats: tuple = (None, None)
     timing: Timing | None = None
+    #: Further lines for EXPLAIN (a streaming join's state, order contract and metrics).
+    notes: list = field(default_factory=list)
 
 
 @dataclass

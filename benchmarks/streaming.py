@@ -1,0 +1,274 @@
+#!/usr/bin/env python
+"""Streaming benchmark: giql-spark's stream-stream joins against Spark's built-in stream-stream join.
+
+    PYTHONPATH=src python benchmarks/streaming.py --rows 10000000 --batches 1000 --out benchmarks/STREAMING.md
+
+Two sorted streams (``--rows`` intervals each over 23 chromosomes, widths drawn uniformly from
+``[--min-width, --max-width]``, starts ``--gap`` apart on average) arrive as ``--batches``
+Parquet files per side; file ``k`` of each side holds every chromosome's stretch ``k`` of the
+genome, so each stream is in start order within each chromosome. Both engines read one file
+of each side per micro-batch (``maxFilesPerTrigger=1``, ``Trigger.AvailableNow``) and write
+the pairs to Spark's ``noop`` sink; output rows are counted by an observed metric.
+
+Joins: ``intersects`` (``a.interval INTERSECTS b.interval``) and ``window`` (``a.chrom =
+b.chrom AND b.start BETWEEN a.start - W AND a.start + W``, ``--window`` W, 1 kb by default).
+
+* ``giql``: ``Session.sql`` over the two registered streams (the stateful operator of
+  ``giql_spark.streaming``); rows in state are its observed metrics
+  ``left_rows_in_state + right_rows_in_state``.
+* ``spark``: Spark's stream-stream join with the positions encoded as event times
+  (``timestamp_seconds(start)``), a 0-second watermark on each side and the time range the
+  condition implies (``--max-width`` seconds for INTERSECTS, W for the window); rows in state
+  are the join operator's ``numRowsTotal``.
+
+Each (join, engine) runs in its own Python process (its own JVM): throughput is input rows
+of both sides over the query's wall time; peak RSS is the summed RSS of that process tree
+(driver, JVM, Python workers), sampled every 0.1 s (rss.py). Writes the report (``--out``),
+its JSON and a PNG of rows in state over time beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from rss import TreePeak  # noqa: E402  (peak RSS of a process tree)
+
+CHROMS = [f"chr{i}" for i in range(1, 23)] + ["chrX"]
+SCHEMA = "chrom string, start bigint, `end` bigint, name string"
+JOINS = ("intersects", "window")
+ENGINES = ("giql", "spark")
+
+
+# --------------------------------------------------------------------------- data
+def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_width: int, seed: int) -> None:
+    """Both sides' files under ``root/a`` and ``root/b`` (skipped when present with the same parameters)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    stamp = root / "params.json"
+    params = {"rows": rows, "batches": batches, "gap": gap, "min_width": min_width, "max_width": max_width,
+              "seed": seed}
+    if stamp.exists() and json.loads(stamp.read_text()) == params:
+        return
+    shutil.rmtree(root, ignore_errors=True)
+    rng = np.random.default_rng(seed)
+    per_chrom = [rows // len(CHROMS) + (1 if i < rows % len(CHROMS) else 0) for i in range(len(CHROMS))]
+    length = max(per_chrom) * gap + max_width
+    edges = np.linspace(0, length, batches + 1).astype(np.int64)
+    for side in ("a", "b"):
+        (root / side).mkdir(parents=True)
+        parts: list[list] = [[] for _ in range(batches)]
+        for c, n in zip(CHROMS, per_chrom):
+            starts = np.cumsum(rng.integers(0, 2 * gap + 1, n, dtype=np.int64))
+            ends = starts + rng.integers(min_width, max_width + 1, n, dtype=np.int64)
+            names = np.char.add(f"{side}{c}_", np.arange(n).astype(str))
+            cuts = np.searchsorted(starts, edges)
+            for k in range(batches):
+                i, j = cuts[k], cuts[k + 1]
+                if j > i:
+                    parts[k].append(pa.table({"chrom": pa.array(np.full(j - i, c)), "start": starts[i:j],
+                                              "end": ends[i:j], "name": pa.array(names[i:j])}))
+        t0 = time.time() - batches - 10
+        for k, tables in enumerate(parts):
+            path = root / side / f"{k:06d}.parquet"
+            if tables:
+                pq.write_table(pa.concat_tables(tables), path)
+            else:  # an empty stretch still takes one micro-batch on both sides
+                pq.write_table(pa.table({"chrom": pa.array([], pa.string()), "start": pa.array([], pa.int64()),
+                                         "end": pa.array([], pa.int64()), "name": pa.array([], pa.string())}), path)
+            os.utime(path, (t0 + k, t0 + k))  # the file source takes files in modification order
+    stamp.write_text(json.dumps(params))
+
+
+# --------------------------------------------------------------------------- one run (in a worker process)
+def giql_query(spark, data: Path, join: str, window: int):
+    import giql_spark as gs
+
+    s = gs.Session(spark)
+    for side in ("a", "b"):
+        s.register(side, spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(data / side)))
+    cond = ("a.interval INTERSECTS b.interval" if join == "intersects"
+            else f"a.chrom = b.chrom AND b.start BETWEEN a.start - {window} AND a.start + {window}")
+    return s.sql(f"SELECT a.name AS a_name, b.name AS b_name FROM a JOIN b ON {cond}")
+
+
+def spark_query(spark, data: Path, join: str, window: int, max_width: int):
+    from pyspark.sql import functions as F
+
+    def side(name: str):
+        df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(data / name))
+        df = df.select(*[F.col(c).alias(f"{name}_{c}") for c in ("chrom", "start", "end", "name")])
+        return df.withColumn(f"{name}_ts", F.timestamp_seconds(f"{name}_start")).withWatermark(f"{name}_ts", "0 seconds")
+
+    a, b = side("a"), side("b")
+    if join == "intersects":  # overlapping intervals start less than the widest interval apart
+        cond = (f"a_chrom = b_chrom AND a_start < b_end AND b_start < a_end AND "
+                f"b_ts > a_ts - INTERVAL {max_width} SECONDS AND b_ts < a_ts + INTERVAL {max_width} SECONDS")
+    else:
+        cond = (f"a_chrom = b_chrom AND b_start BETWEEN a_start - {window} AND a_start + {window} AND "
+                f"b_ts BETWEEN a_ts - INTERVAL {window} SECONDS AND a_ts + INTERVAL {window} SECONDS")
+    return a.join(b, F.expr(cond), "inner").select("a_name", "b_name")
+
+
+def worker(args) -> None:
+    from pyspark.sql import functions as F
+
+    import giql_spark as gs
+
+    spark = gs.local_spark(args.master, config={
+        "spark.sql.shuffle.partitions": str(args.partitions), "spark.default.parallelism": str(args.partitions),
+        "spark.ui.enabled": "false", "spark.driver.memory": args.driver_memory,
+        "spark.sql.streaming.numRecentProgressUpdates": "1000000"})
+    data = Path(args.data)
+    df = (giql_query(spark, data, args.join, args.window) if args.engine == "giql"
+          else spark_query(spark, data, args.join, args.window, args.max_width))
+    df = df.observe("out", F.count(F.lit(1)).alias("rows"))
+    checkpoint = tempfile.mkdtemp(prefix="giql-streaming-ck-")
+    t0 = time.time()
+    q = (df.writeStream.format("noop").option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).start())
+    q.awaitTermination()
+    wall = time.time() - t0
+    batches = []
+    for p in q.recentProgress:
+        obs = {k: v.asDict() for k, v in (p.get("observedMetrics") or {}).items()}  # Row values
+        gq = next((v for k, v in obs.items() if k.startswith("giql_state_")), None)
+        ops = p.get("stateOperators") or []
+        state = (gq["left_rows_in_state"] + gq["right_rows_in_state"] if gq is not None
+                 else sum(o.get("numRowsTotal", 0) for o in ops))
+        batches.append({"batch": p["batchId"], "time": p["timestamp"], "input": p["numInputRows"],
+                        "ms": p["durationMs"].get("triggerExecution", 0), "state": state,
+                        "output": (obs.get("out") or {}).get("rows", 0),
+                        "pruned": (gq["left_rows_pruned"] + gq["right_rows_pruned"]) if gq is not None else None})
+    shutil.rmtree(checkpoint, ignore_errors=True)
+    spark.stop()
+    Path(args.result).write_text(json.dumps({"wall": wall, "batches": batches}))
+
+
+# --------------------------------------------------------------------------- driver
+def run(args, join: str, engine: str) -> dict:
+    result = Path(tempfile.mkstemp(prefix="giql-streaming-", suffix=".json")[1])
+    cmd = [sys.executable, __file__, "--worker", "--join", join, "--engine", engine, "--result", str(result),
+           "--data", str(args.data), "--window", str(args.window), "--max-width", str(args.max_width),
+           "--master", args.master, "--partitions", str(args.partitions), "--driver-memory", args.driver_memory]
+    print(f"[{join} {engine}] {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with TreePeak(proc.pid) as peak:
+        _, err = proc.communicate()
+    if proc.returncode != 0:
+        tail = "\n".join(err.strip().splitlines()[-15:])
+        raise SystemExit(f"[{join} {engine}] failed (exit {proc.returncode}):\n{tail}")
+    out = json.loads(result.read_text())
+    result.unlink()
+    rows_in = sum(b["input"] for b in out["batches"])
+    out.update(join=join, engine=engine, rss=peak.bytes, input=rows_in,
+               output=sum(b["output"] for b in out["batches"]), peak_state=max((b["state"] for b in out["batches"]),
+                                                                               default=0),
+               rate=rows_in / out["wall"] if out["wall"] else 0.0)
+    print(f"[{join} {engine}] {out['wall']:.1f} s, {out['rate']:,.0f} rows/s, peak state {out['peak_state']:,}, "
+          f"peak RSS {out['rss'] / 2**30:.2f} GiB, {out['output']:,} pairs", flush=True)
+    return out
+
+
+def plot(results: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from datetime import datetime
+
+    fig, axes = plt.subplots(1, len(JOINS), figsize=(6 * len(JOINS), 4), squeeze=False)
+    for ax, join in zip(axes[0], JOINS):
+        for r in (r for r in results if r["join"] == join):
+            times = [datetime.fromisoformat(b["time"].replace("Z", "+00:00")).timestamp() for b in r["batches"]]
+            x = [t - times[0] for t in times] if times else []
+            ax.plot(x, [b["state"] for b in r["batches"]], label=f"{r['engine']} (peak {r['peak_state']:,})")
+        ax.set_title(join)
+        ax.set_xlabel("seconds since the first micro-batch")
+        ax.set_ylabel("rows in state")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def report(args, results: list[dict], command: str, png: Path) -> str:
+    lines = [
+        "# Streaming joins: giql-spark's stateful operator vs Spark's stream-stream join",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Data: two sorted streams of {args.rows:,} intervals each, 23 chromosomes, widths uniform in "
+        f"[{args.min_width}, {args.max_width}], mean start gap {args.gap}; {args.batches} files per side, one file "
+        f"of each side per micro-batch. Master {args.master}, {args.partitions} shuffle partitions, driver memory "
+        f"{args.driver_memory}, {os.cpu_count()} cores on this machine (shared: other processes may have run).",
+        "",
+        "| join | engine | wall s | input rows/s | micro-batches | peak rows in state | peak RSS (GiB) | pairs |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(f"| {r['join']} | {r['engine']} | {r['wall']:.1f} | {r['rate']:,.0f} | {len(r['batches'])} | "
+                     f"{r['peak_state']:,} | {r['rss'] / 2**30:.2f} | {r['output']:,} |")
+    agree = {j: {r["output"] for r in results if r["join"] == j} for j in JOINS}
+    lines += ["", "Pairs agree between the engines: " + ", ".join(
+        f"{j} {'yes' if len(v) == 1 else 'NO ' + str(sorted(v))}" for j, v in agree.items() if v) + ".", "",
+        f"![rows in state over time]({png.name})", "",
+        "Rows in state: giql is the operator's `left_rows_in_state + right_rows_in_state` (observed metrics); "
+        "Spark is its join operator's `numRowsTotal`, which counts its state store rows (both sides' "
+        "key-to-count and key-with-index-to-value entries), so the two are not the same unit.",
+        "Throughput is both sides' input rows over the query's wall time, from start to the end of the last "
+        "micro-batch, including the first micro-batch's start-up."]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=10_000_000, help="intervals per stream")
+    ap.add_argument("--batches", type=int, default=1000, help="files (micro-batches) per stream")
+    ap.add_argument("--gap", type=int, default=300, help="mean distance between starts on a chromosome")
+    ap.add_argument("--min-width", type=int, default=100)
+    ap.add_argument("--max-width", type=int, default=1000)
+    ap.add_argument("--window", type=int, default=1000, help="the window join's W (b.start within a.start +- W)")
+    ap.add_argument("--joins", default=",".join(JOINS))
+    ap.add_argument("--engines", default=",".join(ENGINES))
+    ap.add_argument("--data", default=None, help="data directory (default: a temp dir named by --rows)")
+    ap.add_argument("--out", default=str(HERE / "STREAMING.md"))
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--partitions", type=int, default=2)
+    ap.add_argument("--driver-memory", default="4g")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--join", help=argparse.SUPPRESS)
+    ap.add_argument("--engine", help=argparse.SUPPRESS)
+    ap.add_argument("--result", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args)
+    args.data = Path(args.data or Path(tempfile.gettempdir()) / f"giql-streaming-{args.rows}-{args.batches}")
+    t0 = time.time()
+    generate(args.data, args.rows, args.batches, args.gap, args.min_width, args.max_width, args.seed)
+    print(f"data in {args.data} ({time.time() - t0:.1f} s)", flush=True)
+    results = [run(args, j, e) for j in args.joins.split(",") for e in args.engines.split(",")]
+    out = Path(args.out)
+    png = out.with_suffix(".png")
+    plot(results, png)
+    command = "PYTHONPATH=src python benchmarks/streaming.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    out.write_text(report(args, results, command, png))
+    out.with_suffix(".json").write_text(json.dumps(results, indent=1))
+    print(f"wrote {out}, {png}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,334 @@
+"""Planning a join with a streaming side: stream x static by an index, stream x stream by a state operator.
+
+No statistics are read from a stream: counting or sampling it would need a
+Spark job on an unbounded input. The strategy is chosen by rule, and the
+choice's reason says so.
+
+* **stream x static** (:mod:`.static`): the static side is indexed once and
+  each micro-batch of the stream probes it. The JVM broadcast operator is
+  used when the session has it and the static side is small by Spark's size
+  estimate (Spark broadcasts it again each micro-batch); otherwise the
+  Python operator, which indexes it once when the query is planned; Spark's
+  own join when neither can run the condition.
+* **stream x stream** (:mod:`.processor`): both sides, tagged, go through
+  one ``transformWithStateInPandas`` operator keyed by the join's equality
+  keys, which holds each side's rows only as long as the other side's
+  progress says they can still match (:mod:`.bounds`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructField, StructType
+
+from ..errors import QueryError
+from ..joins import jvm, naive
+from ..joins.spec import JoinSpec, band_key, spark
+from ..planner.nodes import Built, Choice, IntervalJoin, Node, Timing
+from ..planner.stats.spark import plan_facts
+from . import processor as P
+from .bounds import SideInput, plan_pruning
+from .contract import END
+from .evaluate import Unsupported, compile_condition
+from .operator import BROKEN, MARKER, NO_MATCH, OK, JoinRules
+from .sides import field_types, json_unsafe, stream_alias
+from .static import join as static_join
+
+#: Spark conf: how many state buckets the keys are hashed into (fixed for the life of a checkpoint).
+BUCKETS_CONF = "spark.giql.streaming.stateBuckets"
+DEFAULT_BUCKETS = 16
+#: Spark conf naming the state store; the stateful operator needs RocksDB.
+PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+#: Below this size (Spark's estimate) the JVM operator re-broadcasting the static side per micro-batch is cheap.
+SMALL_STATIC_BYTES = 16 * 2**20
+#: How rows cross the stateful operator: JSON with microsecond timestamps round-trips exactly.
+JSON_OPTIONS = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX",
+                "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
+_STREAM_STATIC = {True: ("inner", "left", "semi", "anti"), False: ("inner", "right")}
+_KIND_SQL = {"int": ("bigint", "0"), "float": ("double", "0D"), "str": ("string", "''"), "bool": ("boolean", "false")}
+
+
+def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, dry_run: bool = False) -> Built:
+    """Build ``node`` when one of its sides (or both) is a streaming DataFrame."""
+    if not isinstance(node, IntervalJoin):
+        raise QueryError("NEAREST over a stream is not supported: ranking the nearest rows needs every target, "
+                         "and Spark's window functions do not run on streams")
+    if left.isStreaming and right.isStreaming:
+        df, choice = stream_stream(node, left, right, options)
+    else:
+        df, choice = stream_static(node, left, right, options, dry_run=dry_run)
+    choice.timing = Timing()
+    return Built(node, choice, df)
+
+
+def _compiled(spec: JoinSpec, left: DataFrame, right: DataFrame):
+    """The exact condition compiled for the operator, or the reason it cannot be."""
+    types = {**field_types(left), **field_types(right)}
+    try:
+        return compile_condition(spec.full, types), None
+    except Unsupported as e:
+        return None, str(e)
+
+
+# -- stream x static --------------------------------------------------------------------------------------------
+
+
+def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options: dict, *,
+                  dry_run: bool = False) -> tuple[DataFrame, Choice]:
+    spec = node.spec
+    stream_is_left = left.isStreaming
+    stream, static = (left, right) if stream_is_left else (right, left)
+    where = "left" if stream_is_left else "right"
+    if spec.how not in _STREAM_STATIC[stream_is_left]:
+        raise QueryError(f"a {spec.how.upper()} join with the stream on the {where} and a static table on the other "
+                         f"side is not supported by Spark (a stream-static join may preserve only the stream's "
+                         f"rows: with the stream on the {where}, use {' / '.join(_STREAM_STATIC[stream_is_left])})")
+    compiled, why = (None, None) if spec.how == "inner" else _compiled(spec, left, right)
+    jvm_ok, jvm_why = jvm.available(left.sparkSession)
+    size = plan_facts(static, files=False).size
+    forced = options.get("strategy")
+    base = "a side is a stream: no statistics are read (no Spark job runs on a stream); chosen by rule"
+    if forced in ("jvm_broadcast", "broadcast", "naive"):
+        strategy, reason = forced, f"set by the {options.get('_source', 'session')}"
+        if forced == "jvm_broadcast" and not jvm_ok:
+            raise QueryError(f"join strategy 'jvm_broadcast' cannot run this join: {jvm_why}")
+        if forced == "broadcast" and spec.how != "inner" and compiled is None:
+            raise QueryError(f"join strategy 'broadcast' cannot run this {spec.how.upper()} join on a stream: "
+                             f"the condition cannot be evaluated in the operator ({why})")
+    elif forced:
+        raise QueryError(f"join strategy {forced!r} cannot run with a streaming side; a stream-static join runs "
+                         "as broadcast, jvm_broadcast or naive")
+    elif jvm_ok and size is not None and size <= SMALL_STATIC_BYTES:
+        strategy, reason = "jvm_broadcast", (f"{base}: the static side is small (~{size:,} bytes by Spark's "
+                                             "estimate), so the JVM operator broadcasting it each micro-batch is cheap")
+    elif spec.how == "inner" or compiled is not None:
+        strategy, reason = "broadcast", (f"{base}: the static side is indexed once, when the query is planned, and "
+                                         "each micro-batch probes it in compiled code")
+    elif jvm_ok:
+        strategy, reason = "jvm_broadcast", f"{base}: the condition cannot be evaluated in Python ({why})"
+    else:
+        strategy, reason = "naive", (f"{base}: no index can run it (condition: {why}; JVM operators: {jvm_why}); "
+                                     "Spark's own join compares every pair on a key")
+    build = "right" if stream_is_left else "left"
+    notes = [f"stream: the {where} side; static side indexed: {build}"]
+    if strategy == "jvm_broadcast":
+        df = jvm.broadcast_join(left, right, spec, build=build, dry_run=dry_run)
+        notes.append("Spark broadcasts and indexes the static side again in each micro-batch")
+    elif strategy == "broadcast":
+        df = static_join(stream, static, spec, stream_is_left=stream_is_left, compiled=compiled, dry_run=dry_run)
+        notes.append("exact condition: " + ("in Spark, after the probe" if compiled is None
+                                            else "in the operator, per candidate pair"))
+    else:
+        df = naive.join(left, right, spec)
+    params = {"build": build} if strategy != "naive" else {}
+    return df, Choice(strategy, params, reason, notes=notes)
+
+
+# -- stream x stream --------------------------------------------------------------------------------------------
+
+
+def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options: dict) -> tuple[DataFrame, Choice]:
+    from ..runtime import prune
+
+    spec = node.spec
+    spark_session = left.sparkSession
+    provider = spark_session.conf.get(PROVIDER_CONF, None) or ""
+    if "RocksDB" not in provider:
+        raise QueryError(f"a stream-stream interval join keeps its state in the RocksDB state store; set "
+                         f"spark.conf.set({PROVIDER_CONF!r}, {ROCKSDB!r}) before planning the query "
+                         f"(Session() does this for the sessions it starts)")
+    buckets = int(spark_session.conf.get(BUCKETS_CONF, None) or DEFAULT_BUCKETS)
+    if node.fields:
+        left, right = prune(left, node.fields), prune(right, node.fields)
+    sides = []
+    for side, df in ((node.left, left), (node.right, right)):
+        alias, contract = stream_alias(side, options)
+        if contract.order_col is None:
+            raise QueryError(f"stream {alias!r} has no order column: register it with order_col=... (the column "
+                             "non-decreasing within each key)")
+        types = field_types(df)
+        if (alias.lower(), contract.order_col.lower()) not in types:
+            raise QueryError(f"the join does not read {alias}.{contract.order_col}, the order column of stream "
+                             f"{alias!r}, so nothing bounds how long the other side's rows must be kept")
+        # start <= end is a fact for the arithmetic only where the query reads both (a window on starts does not).
+        interval = contract.interval
+        if interval is not None and any((alias.lower(), c.lower()) not in types for c in interval):
+            interval = None
+        sides.append(SideInput(alias, contract.order_col, interval, contract.max_disorder,
+                               contract.late_rows, types))
+        unsafe = json_unsafe(df, list(df.columns))
+        if unsafe is not None:
+            raise QueryError(f"column {unsafe} cannot cross the stateful join (rows are carried as JSON); "
+                             "select the columns the query needs")
+    types = {**sides[0].types, **sides[1].types}
+    pruning = plan_pruning(spec.full, node.left.aliases, node.right.aliases, sides[0], sides[1],
+                           integer_columns=_integer_columns(spec, types))
+    compiled = None
+    if spec.how != "inner":
+        compiled, why = _compiled(spec, left, right)
+        if compiled is None:
+            raise QueryError(f"a {spec.how.upper()} stream-stream join decides inside its operator whether a pair "
+                             f"matches, and cannot evaluate this condition: {why}; INNER joins can")
+    lower_left = {a.lower() for a in node.left.aliases}
+    paths = ([p for p, _ in compiled.columns if p[0] in lower_left] if compiled else [],
+             [p for p, _ in compiled.columns if p[0] not in lower_left] if compiled else [])
+    kinds = tuple(tuple(_kind(types[p]) for p in ps) for ps in paths)
+    rules = JoinRules(spec.how, pruning, compiled, (tuple(paths[0]), tuple(paths[1])), kinds,
+                      (sides[0].alias, sides[1].alias))
+    strict = [pair for pair in spec.key_pairs]
+    nullable = list(getattr(spec.band, "nullable_keys", ()) or ())
+    tagged = []
+    for s, (df, iv) in enumerate(((left, spec.left), (right, spec.right))):
+        keys = [pair[s] for pair in strict]
+        loose = [pair[s] for pair in nullable]
+        tagged.append(_tagged(df, s, pruning.side(s), iv, keys, loose, paths, kinds, buckets))
+    union = _with_ticks(tagged[0].unionByName(tagged[1]), buckets)
+    out = union.groupBy(P.GROUP).transformWithStateInPandas(
+        P.StreamJoinProcessor(rules, buckets, union.columns), P.output_schema(spec.how), "Append", "None")
+    name = "giql_state_" + "_".join(a.lower() for a in node.left.aliases + node.right.aliases)
+    out = out.observe(name, *[F.sum(c).alias(m) for c, m in zip(P.METRIC_COLUMNS, P.METRICS)])
+    rows = out.where(F.col(P.KIND) == 0)
+    cols = _decoded(P.LROW, left)
+    if spec.how not in ("semi", "anti"):
+        cols += _decoded(P.RROW, right)
+    result = rows.select(*cols)
+    if spec.how == "inner":
+        result = result.where(F.expr(spec.full_condition))
+    keys = " AND ".join(f"{spark(a)} = {spark(b)}" for a, b in strict + nullable) or "none (one global key)"
+    notes = [
+        f"state: transformWithStateInPandas (RocksDB), rows held per key ({keys}), keys hashed into {buckets} "
+        f"buckets ({BUCKETS_CONF})",
+        *(f"{sd.alias}: order {sd.order} non-decreasing within each key (max_disorder={sd.max_disorder}, "
+          f"late_rows={sd.late_rows}); held rows sorted by {sd.prune}" for sd in (pruning.left, pruning.right)),
+        pruning.describe(0),
+        pruning.describe(1),
+        "exact condition: " + ("in Spark, after the operator" if compiled is None else "in the operator"),
+        f"metrics: query.lastProgress['observedMetrics'][{name!r}]: {', '.join(P.METRICS)}",
+    ]
+    reason = ("both sides are streams: no statistics are read (no Spark job runs on a stream); a stateful "
+              "operator holds each side's rows while the other side's progress lets them match")
+    return result, Choice("stream_state", {"buckets": buckets}, reason, notes=notes)
+
+
+def _integer_columns(spec: JoinSpec, types: dict) -> bool:
+    """Whether every numeric column the condition reads is an integer (strict comparisons tighten by one)."""
+    from .evaluate import column_path
+    from .bounds import _integral
+    from pyspark.sql.types import NumericType
+    from sqlglot import exp
+
+    for col in spec.full.find_all(exp.Column):
+        t = types.get(column_path(col))
+        if isinstance(t, NumericType) and not _integral(t):
+            return False
+    return True
+
+
+def _kind(t) -> str:
+    from .evaluate import _KIND_OF_TYPE
+
+    return next(k for cls, k in _KIND_OF_TYPE if isinstance(t, cls))
+
+
+def _sql(e) -> str:
+    return e if isinstance(e, str) else spark(e)
+
+
+def _any_null(exprs) -> str:
+    return " OR ".join(f"({_sql(e)}) IS NULL" for e in exprs) or "false"
+
+
+def _tagged(df: DataFrame, s: int, rules, interval, keys: list, loose: list, paths: tuple, kinds: tuple,
+            buckets: int) -> DataFrame:
+    """``df``'s rows as the operator's input (see :mod:`.processor`)."""
+    key_sql = spark(band_key(keys + loose))
+    _, start, end = interval.text
+    lo, hi = f"least({start}, {end})", f"greatest({start}, {end})"
+    order = f"({_sql(rules.order_sql)})"
+    matchable = [n.sql for n in rules.needed if n.can_match]
+    unmatchable = [n.sql for n in rules.needed if not n.can_match]
+    reversed_ = (f"({_sql(rules.interval[0])}) > ({_sql(rules.interval[1])})" if rules.interval else "false")
+    code = (f"CASE WHEN {_any_null(keys)} THEN {NO_MATCH} "
+            f"WHEN {order} >= {END} AND NOT ({_any_null(loose)}) THEN {MARKER} "
+            f"WHEN ({lo}) IS NULL OR ({hi}) IS NULL THEN {NO_MATCH} "
+            f"WHEN {_any_null(loose)} THEN {BROKEN} "
+            f"WHEN {_any_null(matchable)} THEN {BROKEN} "
+            f"WHEN {_any_null(unmatchable)} THEN {NO_MATCH} "
+            f"WHEN {reversed_} THEN {P.REVERSED} ELSE {OK} END")
+    cols: dict[str, Column] = {
+        P.SIDE: F.lit(s),
+        P.CODE: F.expr(code),
+        P.KEY: F.expr(f"CAST({key_sql} AS string)"),
+        P.ORDER: F.expr(f"coalesce(CAST({order} AS bigint), 0)"),
+        P.PRUNE: F.expr(f"coalesce(CAST(({_sql(rules.prune_sql)}) AS bigint), 0)"),
+        P.LO: F.expr(f"coalesce(CAST({lo} AS bigint), 0)"),
+        P.HI: F.expr(f"coalesce(CAST({hi} AS bigint), 0)"),
+        P.ROW: F.to_json(F.struct(*[F.col(f"`{c}`") for c in df.columns]), JSON_OPTIONS),
+    }
+    i = 0
+    for side, (side_paths, side_kinds) in enumerate(zip(paths, kinds)):
+        for path, kind in zip(side_paths, side_kinds):
+            v, n = P.value_column(i)
+            i += 1
+            sql_type, default = _KIND_SQL[kind]
+            if side == s:
+                ref = ".".join(f"`{p}`" for p in path)
+                cols[v] = F.expr(f"coalesce(CAST({ref} AS {sql_type}), {default})")
+                cols[n] = F.expr(f"{ref} IS NULL")
+            else:
+                cols[v] = F.expr(f"CAST({default} AS {sql_type})")
+                cols[n] = F.lit(True)
+    tagged = df.select(*[c.alias(name) for name, c in cols.items()])
+    group = F.when(F.col(P.KEY).isNull(), F.lit(0)).otherwise(
+        F.pmod(F.xxhash64(F.col(P.KEY)), F.lit(buckets)).cast("int"))
+    return tagged.select(group.alias(P.GROUP), *tagged.columns)
+
+
+def _with_ticks(union: DataFrame, buckets: int) -> DataFrame:
+    """``union`` plus, in each input partition that has rows, one tick row per bucket.
+
+    Every bucket is then visited in every micro-batch that reads data, and
+    reports its exact totals (see :mod:`.processor`). A tick is a copy of the
+    partition's first row with its bucket and side replaced, so its columns
+    keep their types (no NULL turns an integer column into floats in pandas).
+    """
+    names = union.columns
+    group_at, side_at = names.index(P.GROUP), names.index(P.SIDE)
+
+    def add_ticks(batches):
+        first = True
+        for batch in batches:
+            if first and batch.num_rows:
+                first = False
+                cols = [c.take(pa.array(np.zeros(buckets, np.int64))) for c in batch.columns]
+                cols[group_at] = pa.array(np.arange(buckets, dtype=np.int32), batch.column(group_at).type)
+                cols[side_at] = pa.array(np.full(buckets, P.TICK, np.int32), batch.column(side_at).type)
+                yield pa.RecordBatch.from_arrays(cols, schema=batch.schema)
+            yield batch
+
+    schema = StructType([StructField(f.name, f.dataType, True) for f in union.schema.fields])
+    return union.mapInArrow(add_ticks, schema)
+
+
+def _decoded(column: str, side: DataFrame) -> list[Column]:
+    """The side's columns back from the JSON text in ``column`` (NULL text: every column NULL)."""
+    schema = StructType(list(side.schema.fields))
+    parsed = F.from_json(F.col(column), schema, JSON_OPTIONS)
+    return [parsed.getField(f.name).alias(f.name) for f in side.schema.fields]
+
+
+def logical_plan(df: DataFrame) -> str:
+    """Spark's analysed logical plan of a streaming DataFrame, as text.
+
+    A streaming query has a physical plan only per micro-batch, once it runs;
+    EXPLAIN of a stream read through SQL views cannot plan it beforehand.
+    """
+    from ..spark_sql import is_connect
+
+    if is_connect(df):
+        return "  (not available on Spark Connect before the query runs)"
+    return str(df._jdf.queryExecution().analyzed().toString()).rstrip()
