@@ -15,7 +15,7 @@ chrom, start, end, start_, end_ written to Parquet).
 Contenders, each in its own process per data set (Spark contenders: one local[2] Spark
 for all rounds of a data set, warmed up untimed; peers: one interpreter per run):
 
-- ``giql auto``: giql-spark with nothing forced; ``giql jvm_broadcast``, ``giql jvm_sweep``,
+- ``giql auto``: giql-spark with nothing forced; ``giql jvm_broadcast``, ``giql jvm_sweep``, ``giql jvm_merge``,
   ``giql binned``: one strategy forced (its sizes still chosen by the cost model);
 - ``spark sql bin10k``: hand-written binned Spark SQL (10 kb bins, canonical-bin rule);
 - ``spark floor``: both sides read and aggregated, the least a Spark join costs;
@@ -60,6 +60,7 @@ SPARK = {
     "giql auto": ("giql", {}),
     "giql jvm_broadcast": ("giql", {"strategy": "jvm_broadcast"}),
     "giql jvm_sweep": ("giql", {"strategy": "jvm_sweep"}),
+    "giql jvm_merge": ("giql", {"strategy": "jvm_merge"}),
     "giql binned": ("giql", {"strategy": "binned"}),
     "spark sql bin10k": ("sql", {}),
     "spark floor": ("floor", {}),
@@ -291,6 +292,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", action="append", default=[],
                     help="'DATA=contender,contender' limits a data set's contenders (e.g. '100M=giql auto')")
     ap.add_argument("--ops", default="count,pairs")
+    ap.add_argument("--ops-for", action="append", default=[],
+                    help="'DATA=op,op' limits a data set's ops (e.g. '100M=count')")
+    ap.add_argument("--repeats-for", action="append", default=[],
+                    help="'DATA=N' sets a data set's rounds (e.g. '100M=1')")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=900.0, help="per run, seconds")
     ap.add_argument("--driver-memory", default="12g")
@@ -321,6 +326,8 @@ def main(argv=None) -> int:
                         "f'polars-bio {polars_bio.__version__} (polars {polars.__version__}), "
                         "pyranges {pyranges.__version__}')"], capture_output=True, text=True)
     only = {k: v.split(",") for k, v in (o.split("=", 1) for o in args.only)}
+    ops_for = {k: v.split(",") for k, v in (o.split("=", 1) for o in args.ops_for)}
+    repeats_for = {k: int(v) for k, v in (o.split("=", 1) for o in args.repeats_for)}
     wanted = args.contenders.split(",")
     ops = args.ops.split(",")
     rec = {"command": shlex.join(["PYTHONPATH=src", "python", os.path.relpath(sys.argv[0])] + sys.argv[1:]),
@@ -334,9 +341,11 @@ def main(argv=None) -> int:
         profile, size = DATA[data]
         files = chunked_paths(profile, size)
         d = rec["results"][data] = {"profile": profile, "rows": size, "contenders": {}}
+        run_args = argparse.Namespace(**{**vars(args), "repeats": repeats_for.get(data, args.repeats)})
         for name in only.get(data, wanted):
             run = run_spark if name in SPARK else run_peer
-            runs, rss = run(name, files, ops, args, tmp_root / f"{data}-{name}".replace(" ", "_"))
+            runs, rss = run(name, files, ops_for.get(data, ops), run_args,
+                            tmp_root / f"{data}-{name}".replace(" ", "_"))
             d["contenders"][name] = {"runs": runs, "rss": rss}
             rec["minutes"] = (time.monotonic() - t_start) / 60
             raw.write_text(json.dumps(rec, indent=1, default=str) + "\n")  # partial results survive a kill

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -45,8 +44,17 @@ def expected_count(left: pa.Table, right: pa.Table) -> int:
 
 
 def executor_pids() -> list[int]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [int(line.split()[0]) for line in out.splitlines() if "CoarseGrainedExecutorBackend" in line]
+    # /proc, not ps: ps cuts a command line to its output width, and a JVM's class
+    # path pushes the main class name past it when no terminal sets the width.
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                if b"CoarseGrainedExecutorBackend" in f.read():
+                    pids.append(int(d))
+        except (OSError, ValueError):
+            continue
+    return sorted(pids)
 
 
 def main() -> None:

@@ -39,7 +39,8 @@ SUBSET = [
 def test_subset_on_spark_connect():
     env = dict(os.environ, GIQL_SPARK_TEST_REMOTE="local[2]")
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *SUBSET],
+        # One process: the suite's own ``-n`` (pytest-xdist) would start workers inside this test.
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-n", "0", *SUBSET],
         cwd=HERE, env=env, capture_output=True, text=True, timeout=1500,
     )
     tail = "\n".join((run.stdout + run.stderr).splitlines()[-40:])
