@@ -247,9 +247,11 @@ def targets(rec: dict) -> list[str]:
     d = rec["results"].get("100M")
     if d:
         c = d["contenders"].get("giql auto", {}).get("runs", [])
+        ran = {r["op"] for r in c}
         done = {op: median(c, op) for op in ("count", "pairs")}
         out.append("100M × 100M completes: " + ", ".join(
-            f"{op} {'%.1f s' % v if v else 'did not complete'}" for op, v in done.items()))
+            f"{op} {'%.1f s' % v if v else 'did not complete' if op in ran else 'not run'}"
+            for op, v in done.items()))
     return out
 
 
