@@ -67,6 +67,21 @@ def drain(queries) -> None:
         q.processAllAvailable()
 
 
+def finish(feed, last, queries) -> None:
+    """Feed the last part of both sides, then both sides' end markers, draining the
+    queries after each; stop them whatever happens."""
+    try:
+        feed.put("a", last[0])
+        feed.put("b", last[1])
+        drain(queries)
+        feed.put("a", markers())
+        feed.put("b", markers())
+        drain(queries)
+    finally:
+        for q in queries:
+            q.stop()
+
+
 def metric(q, name: str) -> list[int]:
     """``name`` of the join's observed metrics in every progress report the query kept."""
     out = []
@@ -126,16 +141,7 @@ def test_stream_stream_equals_batch(spark, feed, tmp_path, condition):
     feed.put("b", parts[0][1])
     queries = launch((s.sql(query(CONDITIONS[condition], how)), collect, str(tmp_path / f"ck_{how}"))
                      for how, collect in runs.items())
-    try:
-        feed.put("a", parts[1][0])
-        feed.put("b", parts[1][1])
-        drain(queries)
-        feed.put("a", markers())
-        feed.put("b", markers())
-        drain(queries)
-    finally:
-        for q in queries:
-            q.stop()
+    finish(feed, parts[1], queries)
     full = batch(spark, query(CONDITIONS[condition], "full"), a_rows, b_rows)
     # The data leaves rows of both sides unmatched, so the outer joins differ from the inner one.
     assert any(r[0] is None for r in full) and any(r[1] is None for r in full)
@@ -289,16 +295,7 @@ def test_dataframe_api_takes_streams(spark, feed, tmp_path):
     feed.put("a", parts[0][0])
     feed.put("b", parts[0][1])
     queries = launch((df, runs[k], str(tmp_path / f"ck_{k}")) for k, df in frames.items())
-    try:
-        feed.put("a", parts[1][0])
-        feed.put("b", parts[1][1])
-        drain(queries)
-        feed.put("a", markers())
-        feed.put("b", markers())
-        drain(queries)
-    finally:
-        for q in queries:
-            q.stop()
+    finish(feed, parts[1], queries)
     ba, bb = spark.createDataFrame(a_rows, SCHEMA), static_b
     wants = {"overlap": gs.overlap(ba, bb, how="outer", suffixes=("", "_b")),
              "window": gs.window(ba, bb, w=300, suffixes=("", "_b"))}
