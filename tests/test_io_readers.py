@@ -299,3 +299,69 @@ def test_csv_no_header_custom_sep(tmp_path, spark_io):
     df, _ = read_path(spark_io, path, header=False, sep=";")
     assert df.count() == 2 and len(df.columns) == 3
     assert rows(df)[1] == ("chr2", 10, 20)
+
+
+def _many_types():
+    import datetime
+    import decimal
+
+    return pa.table({
+        "chrom": pa.array(["chr1", None]).dictionary_encode(),
+        "start": pa.array([1, 2], pa.int32()), "end": pa.array([5, 9], pa.uint32()),
+        "small": pa.array([1, -1], pa.int8()), "big": pa.array([2**40, None], pa.uint64()),
+        "score": pa.array([0.5, None], pa.float32()), "ok": [True, False],
+        "when": pa.array([datetime.datetime(2024, 1, 2, 3, 4, 5)] * 2, pa.timestamp("us", tz="UTC")),
+        "naive": pa.array([datetime.datetime(2024, 1, 2)] * 2, pa.timestamp("ms")),
+        "day": pa.array([datetime.date(2024, 1, 2)] * 2), "amount": pa.array([decimal.Decimal("1.25")] * 2),
+        "raw": [b"x", None], "tags": [["a"], []], "pair": [{"x": 1, "y": "s"}, None],
+    })
+
+
+def test_parquet_schema_from_footer_matches_spark_inference(tmp_path, spark_io):
+    """The schema read from the footer on the driver (no Spark job) is the one
+    Spark infers, for pyarrow files of many types, a Spark-written folder and a
+    single Spark part file; layouts it does not answer fall back to Spark."""
+    files = {"arrow.parquet": None}
+    pq.write_table(_many_types(), str(tmp_path / "arrow.parquet"))
+    spark_io.createDataFrame([("chr1", 1, 2, 1.5)], "chrom string, start long, end int, s double") \
+        .write.parquet(str(tmp_path / "spark_dir"))
+    files["spark_dir"] = None
+    part = next((tmp_path / "spark_dir").glob("part-*.parquet"))
+    files[str(part.relative_to(tmp_path))] = None
+    answered = 0
+    for name in files:
+        path = str(tmp_path / name)
+        inferred = spark_io.read.parquet(path).schema
+        footer = readers._footer_schema(spark_io, path)
+        if footer is not None:
+            answered += 1
+            assert footer == inferred, name
+        df, _ = read_path(spark_io, path)
+        assert df.schema == inferred, name
+        assert df.count() == spark_io.read.parquet(path).count()
+    if not _remote(spark_io):
+        assert answered == len(files)
+    # a partitioned folder is Spark's to discover
+    part_dir = tmp_path / "parted" / "k=1"
+    part_dir.mkdir(parents=True)
+    pq.write_table(pa.table({"start": [1]}), str(part_dir / "p.parquet"))
+    assert readers._footer_schema(spark_io, str(tmp_path / "parted")) is None
+    assert read_path(spark_io, str(tmp_path / "parted"))[0].columns == ["start", "k"]
+
+
+def test_parquet_registration_runs_no_spark_job(tmp_path, spark_io):
+    if _remote(spark_io):
+        pytest.skip("job counts are read from the classic SparkContext")
+    out = str(tmp_path / "iv.parquet")
+    pq.write_table(pa.table({"chrom": ["chr1"], "start": [1], "end": [2]}), out)
+    sc = spark_io.sparkContext
+    sc.setJobGroup("giql-register", "registration")
+    try:
+        read_path(spark_io, out)
+        assert list(sc.statusTracker().getJobIdsForGroup("giql-register")) == []
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+
+
+def _remote(spark) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")

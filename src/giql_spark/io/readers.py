@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
 
 from ..errors import spark_message
 from .formats import COORDINATES, FORMATS, InputError, detect_format
@@ -150,10 +152,29 @@ def read_source(
 
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
     try:
-        return spark.read.parquet(path)
+        schema = _footer_schema(spark, path)
+        reader = spark.read if schema is None else spark.read.schema(schema)
+        return reader.parquet(path)
     except AnalysisException as exc:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{path}: cannot read Parquet: {first_line}") from exc
+
+
+def _footer_schema(spark: SparkSession, path: str) -> StructType | None:
+    """The schema Spark would infer for ``path``, read from its footer on the
+    driver by giql-spark's JVM code; None where Spark must infer it (Spark
+    Connect, no extension, a partitioned folder, schema merging).
+
+    Spark reads the footer for inference in a Spark job, which costs more
+    than a small join; with the schema given, no job runs at registration.
+    """
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        return None
+    try:
+        text = spark.sparkContext._jvm.io.giql.spark.ParquetSchemas.infer(spark._jsparkSession, path)
+    except Exception:  # the extension is not loaded, or the footer is unreadable: Spark says why
+        return None
+    return None if text is None else StructType.fromJson(json.loads(text))
 
 
 def _read_delimited(spark: SparkSession, path: str, fmt: str, *, header: bool | None, sep: str | None) -> DataFrame:

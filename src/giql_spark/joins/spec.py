@@ -95,6 +95,9 @@ class JoinSpec:
     unbounded: bool = False
     #: The derived band of a band join (:class:`giql_spark.planner.band.Band`), for EXPLAIN.
     band: object = field(default=None, compare=False)
+    #: A band join whose hull ends read only columns the rules know to be
+    #: numbers: the runtime need not ask Spark their types.
+    ends_numeric: bool = field(default=False, compare=False)
     options: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -171,12 +174,14 @@ def band_key(exprs: list[exp.Expression]) -> exp.Expression:
     return exp.Concat(expressions=parts)
 
 
-def band_spec(how: str, condition: exp.Expression, band) -> JoinSpec:
+def band_spec(how: str, condition: exp.Expression, band, *, ends_numeric: bool = False) -> JoinSpec:
     """The spec of a band join: ``condition`` exact, joined on ``band``'s keys
-    and hulls (a :class:`giql_spark.planner.band.Band` with hulls)."""
+    and hulls (a :class:`giql_spark.planner.band.Band` with hulls);
+    ``ends_numeric``: every column the hull ends read is known to be a number."""
     return JoinSpec(
         how=how, predicate="band",
         left=Interval(band_key([k for k, _ in band.keys]), band.left.lo, band.left.hi),
         right=Interval(band_key([k for _, k in band.keys]), band.right.lo, band.right.hi),
         condition=condition, keys=band.keys, unbounded=band.unbounded, band=band,
+        ends_numeric=ends_numeric,
     )

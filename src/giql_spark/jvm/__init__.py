@@ -13,6 +13,7 @@ A join reaches the operators through the SQL function ``giql_band(...)`` in its 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 
 from .build import JvmBuildError, jar_path
@@ -25,6 +26,8 @@ __all__ = [
     "EXTENSION_CLASS", "FUNCTION", "OPERATORS", "JvmBuildError", "available", "install",
     "jar_path", "spark_config",
 ]
+
+_ready: weakref.WeakSet = weakref.WeakSet()  # sessions found to have the operators
 
 
 def _merge(existing: str | None, item: str) -> str:
@@ -61,8 +64,25 @@ def available(spark) -> tuple[bool, str]:
     """Whether ``spark`` (classic or Spark Connect) can run giql-spark's interval joins.
 
     Uses only public APIs: the function must exist, and a tiny join with it must plan the
-    interval operator. Returns ``(True, "")`` or ``(False, reason)``; never raises.
+    interval operator. Returns ``(True, "")`` or ``(False, reason)``; never raises. A session
+    found ready is remembered (the check plans a join, tens of milliseconds); one found
+    lacking is asked again, since :func:`install` may add the extension.
     """
+    try:
+        if spark in _ready:
+            return True, ""
+    except TypeError:  # a session that cannot be weakly referenced
+        pass
+    ok, why = _check(spark)
+    if ok:
+        try:
+            _ready.add(spark)
+        except TypeError:
+            pass
+    return ok, why
+
+
+def _check(spark) -> tuple[bool, str]:
     try:
         if not spark.catalog.functionExists(FUNCTION):
             where = "this Spark Connect server" if _is_connect(spark) else "this session"

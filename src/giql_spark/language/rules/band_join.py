@@ -68,13 +68,25 @@ def _integer_columns(select: exp.Select, parts: list[exp.Expression], schema: Sc
     return all(t is not None and (t.lower() in _INTEGRAL or t.lower() == "string") for t in types)
 
 
+def _is_number(t: str) -> bool:
+    return t.lower() in _INTEGRAL or t.lower().startswith(("decimal", "double", "float"))
+
+
 def _not_numeric(band, select: exp.Select, schema: Schema) -> str | None:
     """A hull column known not to hold numbers, which no hull can be made of."""
-    ends = [band.left.lo, band.left.hi, band.right.lo, band.right.hi]
-    for name, t in _types(select, ends, schema).items():
-        if t is not None and not (t.lower() in _INTEGRAL or t.lower().startswith(("decimal", "double", "float"))):
+    for name, t in _types(select, _ends(band), schema).items():
+        if t is not None and not _is_number(t):
             return f"{name} is {t}, not a number: the range cannot be ordered by position"
     return None
+
+
+def _ends(band) -> list[exp.Expression]:
+    return [band.left.lo, band.left.hi, band.right.lo, band.right.hi]
+
+
+def _ends_numeric(band, select: exp.Select, schema: Schema) -> bool:
+    """Whether every column the hull ends read is known to be a number."""
+    return all(t is not None and _is_number(t) for t in _types(select, _ends(band), schema).values())
 
 
 def _extract(select: exp.Select, schema: Schema) -> bool:
@@ -117,7 +129,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
             condition = and_([p.copy() for p in cross])
             rest = [p for p in parts if not any(p is c for c in cross)]
             select.set("where", exp.Where(this=and_(rest)) if rest else None)
-        spec = band_spec(join_type(join), condition, band)
+        spec = band_spec(join_type(join), condition, band, ends_numeric=_ends_numeric(band, select, schema))
         node = IntervalJoin(new_name(), Side(lsql, laliases, lscope), Side(rsql, raliases, rscope), spec, fields)
         install_result(select, i, node)
         record(select, node)
