@@ -482,6 +482,8 @@ def main(argv=None) -> int:
     ap.add_argument("--contenders", default=None, help="comma-separated subset of contender names")
     ap.add_argument("--naive", default="100000:count",
                     help="size:op cells where today's plan (naive) runs, once each; 'none' for none")
+    ap.add_argument("--naive-rounds", type=int, default=1,
+                    help="rounds in which today's plan runs (it takes minutes a cell)")
     ap.add_argument("--timeout", type=float, default=600.0, help="per-run timeout, seconds")
     ap.add_argument("--timeouts", default="", help="per-contender timeouts, e.g. 'duckdb=300'")
     ap.add_argument("--skip", default="",
@@ -656,9 +658,9 @@ def main(argv=None) -> int:
             k = (rep - 1) % len(names)
             for cname in names[k:] + names[:k]:
                 run_contender(cname, size, rep)
-            if rep == 1:  # today's plan, once, right after the first round
+            if rep <= args.naive_rounds:  # today's plan, right after the round
                 for cname in [n for n in cmap if cmap[n].get("naive")]:
-                    run_contender(cname, size, 1)
+                    run_contender(cname, size, rep)
 
     # Verify the counts: one number per (size, profile, query) across contenders and ops.
     verify = []
@@ -683,7 +685,8 @@ def main(argv=None) -> int:
                        f"{r['status'][:300]}")
     for cname in cmap:
         if cmap[cname].get("naive"):
-            caveats.append(f"- {cname}: one run per cell, only at {', '.join(f'{s:,}/{o}' for s, o in sorted(naive_cells))}"
+            caveats.append(f"- {cname}: {args.naive_rounds} run(s) per cell, only at "
+                           f"{', '.join(f'{s:,}/{o}' for s, o in sorted(naive_cells))}"
                            f" (timeout {args.timeout:.0f} s).")
     for (size, p, q, op, cname) in sorted(timed_out):
         caveats.append(f"- {cname}, {size:,} {p} {q} {op}: timed out after {timeouts.get(cname, args.timeout):.0f} s;"
