@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -24,6 +25,9 @@ from .planner.nodes import Built, Choice, IntervalJoin, Nearest, Node, Timing
 from .planner.plan import Plan
 from .planner.stats import SideStats, sides_stats
 from .spark_sql import bound_sql, quiet_query_log
+
+#: Runs the layout checks of a join beside its statistics.
+_BACKGROUND = ThreadPoolExecutor(max_workers=2, thread_name_prefix="giql-spark-check")
 
 ReadStats = Callable[[IntervalJoin, DataFrame, DataFrame, int], "tuple[SideStats | None, SideStats | None]"]
 
@@ -74,6 +78,16 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
         if why is not None:
             return Choice("naive", reason=f"no band: {why}", timing=Timing())
     t0 = time.perf_counter()
+    unavailable = None
+    refusals = None
+    if isinstance(node, IntervalJoin):
+        unavailable = registry.unavailable(left.sparkSession)
+        forced = options.get("strategy")
+        # a strategy that depends on its inputs' layout is checked only where it could be chosen
+        skip = set(unavailable) | ({n for n in registry.STRATEGIES if n != forced} if forced else set())
+        # The layout checks (the JVM reads the files' footers and first rows) and the
+        # statistics (read in Python) are independent: they run at the same time.
+        refusals = _BACKGROUND.submit(registry.refusals, left, right, node.spec, skip)
     # A strategy fixed with all its parameters needs no statistics, except to
     # show the estimates in EXPLAIN.
     if isinstance(node, IntervalJoin) and (always_stats or not registry.settled(options)):
@@ -81,13 +95,8 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
     else:
         ls = rs = None
     t1 = time.perf_counter()
-    unavailable = None
-    if isinstance(node, IntervalJoin):
-        unavailable = registry.unavailable(left.sparkSession)
-        forced = options.get("strategy")
-        # a strategy that depends on its inputs' layout is checked only where it could be chosen
-        skip = set(unavailable) | ({n for n in registry.STRATEGIES if n != forced} if forced else set())
-        unavailable.update(registry.refusals(left, right, node.spec, skip))
+    if refusals is not None:
+        unavailable.update(refusals.result())
     choice = choose(node, options, ls, rs, unavailable=unavailable)
     choice.stats = (ls, rs)
     choice.timing = Timing(t1 - t0, time.perf_counter() - t1)
