@@ -358,8 +358,8 @@ final class MergePlanner {
       if (first == null) continue;
       files++;
       String id = f.path + "|" + f.size + "|" + f.modificationTime + "|" + first.start + "|"
-          + key.sql() + "|" + lo.sql() + "|" + hi.sql() + "|" + s.filters.mkString(",") + "|"
-          + s.project.mkString(",") + "|" + slack + "|" + rows;
+          + key.sql() + "|" + lo.sql() + "|" + hi.sql() + "|" + sql(s.filters) + "|"
+          + sql(s.project) + "|" + slack + "|" + rows;
       String seen = SAMPLED.get(id);
       if (seen == null) {
         if (spec == null) spec = MergeIntervalJoinExec.spec(s, name, key, lo, hi);
@@ -388,6 +388,16 @@ final class MergePlanner {
       }
     }
     return true;
+  }
+
+  /**
+   * The expressions as SQL text, which names columns without their expression ids: the same
+   * side of the next query (analysed anew, with new ids) finds its sample in the cache.
+   */
+  private static String sql(Seq<?> exprs) {
+    StringBuilder b = new StringBuilder();
+    for (Object e : Scala.list(exprs)) b.append(((Expression) e).sql()).append(',');
+    return b.toString();
   }
 
   static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, String posCol,
