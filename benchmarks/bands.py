@@ -436,7 +436,8 @@ def render(rec: dict) -> str:
                         times = [r["seconds"] for r in rs if r["status"] == "ok"]
                         touts = sum(r["status"] == "timeout" for r in rs)
                         errs = [r["status"] for r in rs if r["status"].startswith("error")]
-                        txt = cell(times, touts, args["timeout"]) if rs else "not run"
+                        limit = min((r.get("timeout", args["timeout"]) for r in rs), default=args["timeout"])
+                        txt = cell(times, touts, limit) if rs else "not run"
                         if errs and not times:
                             txt = "failed"
                         row.append(txt)
