@@ -152,3 +152,32 @@ def test_right_and_full_joins_are_refused_with_the_reason(session, tmp_path):
     why, got, expected = both(session, query)
     assert "inner, left, semi and anti" in why
     assert got == expected
+
+
+DISTANCE = {
+    "inner": "SELECT a.id, b.id AS rid FROM l a JOIN r b ON a.chrom = b.chrom "
+             "AND DISTANCE(a.interval, b.interval) <= 6",
+    "anti": "SELECT a.id FROM l a LEFT ANTI JOIN r b ON a.chrom = b.chrom "
+            "AND DISTANCE(a.interval, b.interval) <= 6",
+    "count": "SELECT COUNT(*) FROM l a JOIN r b ON a.chrom = b.chrom "
+             "AND DISTANCE(a.interval, b.interval) <= 6",
+}
+
+
+def test_distance_band_takes_the_merge_where_the_footers_count_no_nulls(session, tmp_path):
+    """DISTANCE's hull is unbounded for rows with a NULL end: such a band takes the merge
+    only where both sides' footers count no NULL in the hull's columns."""
+    needs_classic(session.spark)
+    lp, rp = files(tmp_path, 6, null_rate=0, row_group=7)
+    register(session, lp, rp)
+    assert "no NULL positions (Parquet footers)" in session.explain(DISTANCE["inner"])
+    for name, query in DISTANCE.items():
+        why, got, expected = both(session, query)
+        assert why is None, (name, why)
+        assert got == expected and sum(got.values()) > 0, name
+    lp, rp = files(tmp_path, 7, null_rate=0.05, row_group=7)
+    register(session, lp, rp)
+    for name, query in DISTANCE.items():
+        why, got, expected = both(session, query)
+        assert "unbounded hull ends" in why, (name, why)
+        assert got == expected, name

@@ -110,3 +110,24 @@ def test_both_sides_read_concurrently_match_one_by_one_and_stay_in_the_job_group
     assert [(s.rows, dict(s.chroms), s.widths.sample.tolist()) for s in both] == \
         [(s.rows, dict(s.chroms), s.widths.sample.tolist()) for s in one_by_one] == \
         [(300, {"chr1": (300, 2_991)}, [1] * 300), (600, {"chr1": (600, 5_992)}, [2] * 600)]
+
+
+def test_footers_tell_whether_the_positions_hold_nulls(session, tmp_path):
+    """``null_free`` (which lets an unbounded band take the merge) comes from every row
+    group's NULL count of the interval's columns; a NULL chromosome does not count (such a
+    row joins nothing), a missing count is not taken for zero."""
+    start = pa.array(list(range(0, 2_000, 2)), pa.int64())
+    chrom = pa.array(["chr1"] * 999 + [None])
+    end_null = pa.array([None] + list(range(12, 2_010, 2)), pa.int64())
+    cases = {
+        "clean": (pa.table({"chrom": chrom, "start": start, "end": pa.compute.add(start, 10)}), True, {}),
+        "null_end": (pa.table({"chrom": chrom, "start": start, "end": end_null}), False, {}),
+        "no_stats": (pa.table({"chrom": chrom, "start": start, "end": pa.compute.add(start, 10)}), None,
+                     {"write_statistics": False}),
+    }
+    for name, (table, want, kw) in cases.items():
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(table, path, row_group_size=300, **kw)
+        session.register(name, str(path))
+        got = side_stats(_side(session, name), IV)
+        assert got.tier >= 1 and got.null_free is want, (name, got.null_free)

@@ -85,8 +85,6 @@ def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | No
 
     if spec.how not in ("inner", "left", "semi", "anti"):
         return f"the merge join does inner, left, semi and anti joins, not {spec.how}"
-    if spec.unbounded:
-        return "a band with unbounded hull ends (rows with NULLs) is not in start order"
     session = left.sparkSession
     if spark_sql.is_connect(session):
         return "the files' order is checked only in a classic Spark session"

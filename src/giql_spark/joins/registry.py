@@ -54,6 +54,11 @@ class Strategy:
     #: index does; a strategy that cuts hulls into fixed tiles must clip them
     #: first, which the JVM sweep cannot.
     unbounded: bool = True
+    #: Takes them where both sides' files count no NULL in the hull's columns
+    #: (the guarded ends are then never taken): the merge checks every row's
+    #: order and re-sorts a unit whose order breaks, so a stale count costs a
+    #: re-sort, never a wrong answer; a tiling strategy would be flooded instead.
+    unbounded_if_null_free: bool = False
     #: ``refusal(left, right, spec) -> str | None``: why this strategy cannot
     #: run one particular join (its inputs' layout), checked when the
     #: statement is planned (None: it runs any join its cost accepts).
@@ -110,6 +115,7 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              (Param("tile_size", 1_000_000, size=True),), available=jvm.available, unbounded=False,
              summary="both sides cut into genome tiles, shuffled, sorted and swept per tile in the JVM"),
     Strategy("jvm_merge", jvm.merge_join, cost.jvm_merge_cost, available=jvm.available, unbounded=False,
+             unbounded_if_null_free=True,
              refusal=jvm.merge_refusal,
              summary="Parquet files sorted by (chromosome, start) read range by range and swept in the JVM, no shuffle"),
 )}

@@ -31,13 +31,15 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
     (the JVM operators without giql-spark's extension): their estimates are
     refused with that reason, and forcing one is an error."""
     unavailable = dict(unavailable or {})
-    if getattr(node.spec, "unbounded", False):
-        unavailable.update({name: "it cannot take the band's unbounded hull ends (rows with NULLs)"
-                            for name, s in registry.STRATEGIES.items() if not s.unbounded})
     if isinstance(node, Nearest):
         return Choice("nearest-index", reason="k-nearest candidates per chromosome from a sorted index")
     left = left or SideStats(None)
     right = right or SideStats(None)
+    if getattr(node.spec, "unbounded", False):
+        null_free = bool(left.null_free and right.null_free)
+        unavailable.update({name: "it cannot take the band's unbounded hull ends (rows with NULLs)"
+                            for name, s in registry.STRATEGIES.items()
+                            if not s.unbounded and not (null_free and s.unbounded_if_null_free)})
     consts, origin = constants or constants_mod.load()
     sh = shape(left, right, consts)
     estimates = []

@@ -104,8 +104,9 @@ def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats |
     groups = [(f, i, m.row_group(i).num_rows) for f, m in zip(files, metas) for i in range(m.num_row_groups)]
     declared = _declared_sorted(metas, (fi.chrom, fi.start_col)) if fi.chrom and fi.start_col else None
     source = f"Parquet footers: {len(files)} file(s), {len(groups)} row group(s)"
+    null_free = _null_free(metas, [c for c in fi.columns if c != fi.chrom])
     if not sample or not groups:
-        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source)
+        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source, null_free=null_free)
     picked = sorted({groups[round(k * (len(groups) - 1) / max(1, SAMPLE_GROUPS - 1))]
                      for k in range(min(SAMPLE_GROUPS, len(groups)))})
     per_group = max(1, min(GROUP_ROWS, SAMPLE_ROWS // len(picked)))
@@ -126,12 +127,13 @@ def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats |
         ordered = ordered and in_order(c, s)
         parts.append((c, s, e))
     if not parts:  # only empty row groups
-        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source)
+        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source, null_free=null_free)
     c, s, e = (pa.chunked_array([p[k] for p in parts]) for k in range(3))
     sampled = len(c)
     source = f"{source}; sampled {sampled:,} rows from {len(picked)} row group(s)"
     stats = from_sample(None, rows, c, s, e, tier=2, source=source,
                         sorted_=declared if declared is not None else ordered)
+    stats = replace(stats, null_free=null_free)
     if sampled < rows and fi.chrom and fi.end_col:
         # Files are often clustered by chromosome, so a few blocks of rows say
         # little about the others: count chromosomes over every row group
@@ -206,6 +208,28 @@ def _all_chroms(files: list[str], cols, sampled: Chroms) -> Chroms:
         bound[a:b] = np.maximum(bound[a:b], e)
     ext = np.where(ext > 0, ext, bound)
     return Chroms(names, counts, np.maximum(ext, 1))
+
+
+def _null_free(metas, cols) -> bool | None:
+    """True when every row group's footer counts no NULL in any of ``cols``,
+    False when one counts some; None when a footer does not say (no
+    statistics, or a nested column)."""
+    known = True
+    for m in metas:
+        paths = [m.schema.column(j).path for j in range(m.num_columns)]
+        if any(paths.count(c) != 1 for c in cols):
+            known = None
+            continue
+        where = [paths.index(c) for c in cols]
+        for i in range(m.num_row_groups):
+            rg = m.row_group(i)
+            for j in where:
+                st = rg.column(j).statistics
+                if st is not None and st.has_null_count and st.null_count:
+                    return False
+                if st is None or not st.has_null_count:
+                    known = None
+    return known
 
 
 def _declared_sorted(metas, cols) -> bool | None:

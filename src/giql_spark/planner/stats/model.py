@@ -113,6 +113,11 @@ class SideStats:
     chroms: Mapping = field(default_factory=Chroms)
     sorted: bool | None = None
     source: str = "Spark estimate"
+    #: True when the files' footers count no NULL in any column the side's
+    #: interval reads (its chromosome aside): then a band's hull ends guarded
+    #: by ``IS NULL`` (unbounded, :class:`~giql_spark.planner.band.Band`) are
+    #: never taken on this side.
+    null_free: bool | None = None
     #: Facts that could not be had, each with why (for EXPLAIN).
     notes: tuple[str, ...] = ()
 
@@ -138,6 +143,8 @@ class SideStats:
                        ", ".join(f"{c.names[i]} ~{int(c.rows[i]):,} rows" for i in top))
         if self.sorted is not None:
             out.append("sorted by (chrom, start)" if self.sorted else "not sorted by (chrom, start)")
+        if self.null_free:
+            out.append("no NULL positions (Parquet footers)")
         out.extend(f"not known: {n}" for n in self.notes)
         return out
 

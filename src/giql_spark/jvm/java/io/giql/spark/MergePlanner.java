@@ -141,8 +141,8 @@ final class MergePlanner {
       String a = column(ls, hl.get(i));
       String b = column(rs, hr.get(i));
       if (a == null || b == null) continue;
-      lside = layout(ls, a, position(ls, llo), cs, "left", why);
-      rside = lside == null ? null : layout(rs, b, position(rs, rlo), cs, "right", why);
+      lside = layout(ls, a, positions(ls, llo), cs, "left", why);
+      rside = lside == null ? null : layout(rs, b, positions(rs, rlo), cs, "right", why);
       if (lside != null && rside != null) {
         k = i;
       } else if (firstWhy == null) {
@@ -307,10 +307,19 @@ final class MergePlanner {
   }
 
   /**
-   * The column whose footer statistics order the rows like lo does (lo is the column, perhaps
-   * widened or shifted by a constant), or null.
+   * The columns whose footer statistics may order the rows like lo does (lo is the column,
+   * perhaps widened or shifted by a constant, or the LEAST of such terms), in the order lo names
+   * them; {@link #layout} takes the first the footers show in order. A band's hull
+   * {@code least(end, start - 999)} is ordered by start in a file sorted by start, though end
+   * comes first.
    */
-  static String position(MergeIntervalJoinExec.Side s, Expression lo) {
+  static List<String> positions(MergeIntervalJoinExec.Side s, Expression lo) {
+    List<String> out = new ArrayList<>();
+    positions(s, lo, out);
+    return out;
+  }
+
+  private static void positions(MergeIntervalJoinExec.Side s, Expression lo, List<String> out) {
     Expression e = lo;
     while (true) {
       if (e instanceof org.apache.spark.sql.catalyst.expressions.Cast) {
@@ -324,10 +333,12 @@ final class MergePlanner {
       }
     }
     if (e instanceof org.apache.spark.sql.catalyst.expressions.Least) {
-      // least(start, end): the files are sorted by start (the operator checks every row)
-      return position(s, e.children().apply(0));
+      // the operator checks every row, so any term whose column the files are sorted by will do
+      for (Expression c : Scala.list(e.children())) positions(s, c, out);
+      return;
     }
-    return column(s, e);
+    String c = column(s, e);
+    if (c != null && !out.contains(c)) out.add(c);
   }
 
   static final int SAMPLE_FILES = 4;
@@ -398,6 +409,23 @@ final class MergePlanner {
     StringBuilder b = new StringBuilder();
     for (Object e : Scala.list(exprs)) b.append(((Expression) e).sql()).append(',');
     return b.toString();
+  }
+
+  /**
+   * The side's layout with the first of {@code posCols} whose footers show the rows in order
+   * (without one, no position is checked in the footers); null with why when none does.
+   */
+  static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, List<String> posCols,
+      boolean caseSensitive, String name, String[] why) {
+    if (posCols.isEmpty()) return layout(s, keyCol, (String) null, caseSensitive, name, why);
+    String first = null;
+    for (String p : posCols) {
+      MergePlan.Side found = layout(s, keyCol, p, caseSensitive, name, why);
+      if (found != null) return found;
+      if (first == null) first = why[0];
+    }
+    why[0] = first;
+    return null;
   }
 
   static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, String posCol,
