@@ -181,3 +181,30 @@ def test_distance_band_takes_the_merge_where_the_footers_count_no_nulls(session,
         why, got, expected = both(session, query)
         assert "unbounded hull ends" in why, (name, why)
         assert got == expected, name
+
+
+def test_a_count_inside_a_larger_query(session, tmp_path):
+    """A count summed by the operator is collected by one job; inside a larger query (a
+    projection, a union, a cross join) its plan is executed as a one-row input instead."""
+    needs_classic(session.spark)
+    lp, rp = files(tmp_path, 8, null_rate=0, row_group=7)
+    register(session, lp, rp)
+    count = QUERIES["count"]
+    queries = [count, f"SELECT n + 1 FROM ({count.replace('COUNT(*)', 'COUNT(*) AS n')}) t",
+               f"{count} UNION ALL {count.replace('JOIN r b', 'LEFT JOIN r b')}",
+               f"SELECT * FROM ({count}) t CROSS JOIN (SELECT COUNT(*) FROM l) u"]
+    counted = []
+    for query in queries:
+        why, got, expected = both(session, query)
+        assert why is None and got == expected and sum(got.values()) > 0, (query, why)
+        counted.append(sorted(tuple(r) for r in got.elements()))
+    n = counted[0][0][0]
+    assert n > 0 and counted[1] == [(n + 1,)] and (n,) in counted[2] and counted[3][0][0] == n, counted
+    session.options["strategy"] = "jvm_merge"
+    try:
+        df = session.sql(count)
+        df.collect()
+        plan = df._jdf.queryExecution().executedPlan().toString()
+    finally:
+        session.options["strategy"] = None
+    assert "SumIntervalJoinCounts" in plan and "Exchange" not in plan, plan

@@ -370,7 +370,7 @@ final class MergePlanner {
       files++;
       String id = f.path + "|" + f.size + "|" + f.modificationTime + "|" + first.start + "|"
           + key.sql() + "|" + lo.sql() + "|" + hi.sql() + "|" + sql(s.filters) + "|"
-          + sql(s.project) + "|" + slack + "|" + rows;
+          + used(s.project, key, lo, hi) + "|" + slack + "|" + rows;
       String seen = SAMPLED.get(id);
       if (seen == null) {
         if (spec == null) spec = MergeIntervalJoinExec.spec(s, name, key, lo, hi);
@@ -408,6 +408,25 @@ final class MergePlanner {
   private static String sql(Seq<?> exprs) {
     StringBuilder b = new StringBuilder();
     for (Object e : Scala.list(exprs)) b.append(((Expression) e).sql()).append(',');
+    return b.toString();
+  }
+
+  /**
+   * The projections of the side that key, lo and hi read, as SQL: the sample reads only those,
+   * so the merge check and the query it admits (which projects other columns: a count none)
+   * share the sample.
+   */
+  private static String used(Seq<NamedExpression> project, Expression... read) {
+    StringBuilder b = new StringBuilder();
+    for (NamedExpression ne : Scala.list(project)) {
+      Attribute a = ne.toAttribute();
+      for (Expression e : read) {
+        if (e.references().contains(a)) {
+          b.append(((Expression) ne).sql()).append(',');
+          break;
+        }
+      }
+    }
     return b.toString();
   }
 
