@@ -821,7 +821,8 @@ final class MergeSweep {
           throw new IllegalStateException("giql merge interval join: a left row already "
               + "returned as unmatched has a match after all, because an input is not sorted by "
               + "(key, start) (" + prefix.why + "); the result would be wrong. Sort the input "
-              + "files by (key, start), or use giql_band option algo=broadcast or algo=sweep.");
+              + "files by (key, start), or turn the merge off (Spark conf "
+              + "spark.giql.merge.enabled=false, or a giql-spark strategy such as jvm_broadcast).");
         }
         boolean first = !l.matched;
         l.matched = true;
