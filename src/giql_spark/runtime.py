@@ -90,7 +90,7 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
         refusals = _BACKGROUND.submit(registry.refusals, left, right, node.spec, skip)
     # A strategy fixed with all its parameters needs no statistics, except to
     # show the estimates in EXPLAIN.
-    # So does one forced on an unbounded band, if only the footers' NULL counts allow it.
+    # Except one forced on an unbounded band that only the footers' NULL counts can admit.
     needs_counts = (isinstance(node, IntervalJoin) and node.spec.unbounded and options.get("strategy")
                     and registry.get(options["strategy"]).unbounded_if_null_free)
     if isinstance(node, IntervalJoin) and (always_stats or needs_counts or not registry.settled(options)):
