@@ -421,8 +421,9 @@ def render(rec: dict) -> str:
     lines += ["## Results", "",
               "Cells: median wall seconds (runs, min–max). Time runs from registering (or reading) the Parquet "
               "files to the count collected or the pairs written; process and Spark start-up, imports and the "
-              "warm-up are excluded. `RSS` is the peak resident memory of the contender's whole process tree "
-              "while the run lasted (Spark: the driver JVM and its Python workers; the JVM keeps the heap it "
+              "untimed warm-up are excluded (each Spark contender warms up on 20K x 20K other files: each "
+              "query once as it runs it, and `giql auto` once more forced to each JVM operator). `RSS` is the "
+              "peak resident memory of the contender's whole process tree while the run lasted (Spark: the driver JVM and its Python workers; the JVM keeps the heap it "
               "grew in earlier runs of the same process, so it is a high-water mark), in GiB, the largest over "
               "its runs. `vs auto`: this row's median / giql auto's.", ""]
     for size in sizes:
