@@ -102,6 +102,12 @@ def register(spark, name, path):
     spark.read.parquet(path).createOrReplaceTempView(name)
 
 
+def load(jspark, tmp_path, left, right, *, row_groups=(1000, 1000), files=(1, 1)):
+    """Both sides written (rows in order, ``row_groups`` rows per group) and registered as l, r."""
+    for name, rows, group, n in zip("lr", (left, right), row_groups, files):
+        register(jspark, name, write(tmp_path / name, rows, row_group=group, files=n))
+
+
 def run_both(spark, how, *, residual=None, frm=("l", "r"), select="*", opts="",
              keys=(("a.chrom", "b.chrom"),), lo_hi=("a.s", "a.e", "b.s", "b.e"), expect=True):
     marker = band_sql([k[0] for k in keys], lo_hi[0], lo_hi[1], [k[1] for k in keys], lo_hi[2],
@@ -167,10 +173,8 @@ def test_sorted_files_every_join_type_and_count(jspark, tmp_path, seed):
 def test_null_chromosomes_only_in_some_row_groups(jspark, tmp_path):
     left = gen(11, 60, null_rate=0.2)
     right = gen(12, 60, null_rate=0.2)
-    write(tmp_path / "l", sort_rows(left, NATURAL[:5], "mixed", random.Random(1)), row_group=4)
-    write(tmp_path / "r", sort_rows(right, NATURAL[:5], "last"), row_group=6)
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    load(jspark, tmp_path, sort_rows(left, NATURAL[:5], "mixed", random.Random(1)),
+         sort_rows(right, NATURAL[:5], "last"), row_groups=(4, 6))
     for how in JOIN_SQL:
         run_both(jspark, how)
         run_both(jspark, how, select="count(*)")
@@ -195,10 +199,7 @@ def test_row_groups_spanning_chromosomes_and_many_tasks(jspark, tmp_path):
     chroms = [f"k{i}" for i in range(30)]
     left = sort_rows(gen(31, 400, chroms=chroms, span=300), chroms)
     right = sort_rows(gen(32, 300, chroms=chroms, span=300), chroms)
-    write(tmp_path / "l", left, row_group=17, files=3)
-    write(tmp_path / "r", right, row_group=23, files=2)
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    load(jspark, tmp_path, left, right, row_groups=(17, 23), files=(3, 2))
     for tasks in ("1", "7"):
         jspark.conf.set("spark.giql.merge.tasks", tasks)
         try:
@@ -235,10 +236,8 @@ def test_two_keys_the_second_checked_in_the_residual(jspark, tmp_path):
     rows = gen(51, 80)
     for r in rows:
         r["name"] = random.Random(r["id"]).choice(["+", "-"])
-    write(tmp_path / "l", sort_rows(rows, NATURAL[:5]), row_group=7)
-    write(tmp_path / "r", sort_rows(gen(52, 60), NATURAL[:5]), row_group=4)
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    load(jspark, tmp_path, sort_rows(rows, NATURAL[:5]), sort_rows(gen(52, 60), NATURAL[:5]),
+         row_groups=(7, 4))
     for how in JOIN_SQL:
         run_both(jspark, how, keys=(("a.name", "b.name"), ("a.chrom", "b.chrom")))
 
@@ -253,10 +252,7 @@ def test_unsorted_positions_fail_over_to_sorted_copies(jspark, tmp_path):
     # keys stay grouped (the footer's dictionary order), positions inside each key shuffled
     rank = {c: i for i, c in enumerate(NATURAL[:5])}
     shuffled.sort(key=lambda r: rank[r["chrom"]])
-    write(tmp_path / "l", left, row_group=1000)
-    write(tmp_path / "r", shuffled, row_group=1000)
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    load(jspark, tmp_path, left, shuffled)
     fast, _ = run_both(jspark, "inner", residual="a.s < b.e AND b.s < a.e")
     assert failovers(jspark, fast) >= 1
     fast, _ = run_both(jspark, "inner", select="count(*)")
@@ -276,10 +272,7 @@ def test_unsorted_right_side_is_exact_or_a_clear_error(jspark, tmp_path):
     rank = {c: i for i, c in enumerate(NATURAL[:3])}
     rnd.shuffle(right)
     right.sort(key=lambda r: rank[r["chrom"]])
-    write(tmp_path / "l", left, row_group=1000)
-    write(tmp_path / "r", right, row_group=1000)
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    load(jspark, tmp_path, left, right)
     for how in JOIN_SQL:
         try:
             run_both(jspark, how)
@@ -290,10 +283,7 @@ def test_unsorted_right_side_is_exact_or_a_clear_error(jspark, tmp_path):
 def test_shuffled_files_are_not_merged(jspark, tmp_path):
     rows = gen(81, 200, null_rate=0)
     random.Random(3).shuffle(rows)
-    write(tmp_path / "l", rows, row_group=20)
-    write(tmp_path / "r", sort_rows(gen(82, 100), NATURAL[:5]), row_group=20)
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    load(jspark, tmp_path, rows, sort_rows(gen(82, 100), NATURAL[:5]), row_groups=(20, 20))
     run_both(jspark, "inner", expect=False)
     decision = str(jspark.sparkContext._jvm.io.giql.spark.PlanMetrics.recentMergeDecisions())
     assert "not in one run" in decision or "not sorted" in decision, decision
@@ -346,10 +336,7 @@ def test_sample_of_the_order_keeps_unsorted_files_out(jspark, tmp_path):
     rank = {c: i for i, c in enumerate(NATURAL[:5])}
     random.Random(5).shuffle(rows)
     rows.sort(key=lambda r: rank[r["chrom"]])  # grouped by key, positions shuffled
-    write(tmp_path / "l", rows, row_group=1000)
-    write(tmp_path / "r", sort_rows(gen(112, 100, reversed_rate=0), NATURAL[:5]), row_group=1000)
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    load(jspark, tmp_path, rows, sort_rows(gen(112, 100, reversed_rate=0), NATURAL[:5]))
     jspark.conf.set("spark.giql.merge.sampleRows", "4096")
     try:
         run_both(jspark, "left", expect=False)
@@ -389,10 +376,7 @@ def test_unbounded_hull_ends_are_exact(jspark, tmp_path, nulls):
 
     left = order(gen(91, 90, null_rate=0.1, reversed_rate=0.05, chroms=NATURAL[:3]))
     right = order(gen(92, 90, null_rate=0.1, reversed_rate=0.05, chroms=NATURAL[:3]))
-    write(tmp_path / "l", left, row_group=9)
-    write(tmp_path / "r", right, row_group=7)
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    load(jspark, tmp_path, left, right, row_groups=(9, 7))
     for how in JOIN_SQL:
         try:
             _, n = run_both(jspark, how, residual=DISTANCE_5, lo_hi=DISTANCE_HULLS)
