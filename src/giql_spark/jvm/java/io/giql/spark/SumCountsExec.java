@@ -97,8 +97,13 @@ public final class SumCountsExec extends SparkPlan {
         child.execute().mapPartitionsInternal(new Sum(), false, Scala.tag(InternalRow.class));
     long total = 0;
     for (InternalRow r : partial.toJavaRDD().collect()) total += r.getLong(0);
+    return row(total);
+  }
+
+  /** One bigint as an UnsafeRow of its own. */
+  static InternalRow row(long value) {
     GenericInternalRow g = new GenericInternalRow(1);
-    g.setLong(0, total);
+    g.setLong(0, value);
     return UnsafeProjection.create(new DataType[] {LongType$.MODULE$}).apply(g).copy();
   }
 
@@ -121,9 +126,7 @@ public final class SumCountsExec extends SparkPlan {
     public Iterator<InternalRow> apply(Iterator<InternalRow> rows) {
       long total = 0;
       while (rows.hasNext()) total += rows.next().getLong(0);
-      GenericInternalRow g = new GenericInternalRow(1);
-      g.setLong(0, total);
-      InternalRow one = UnsafeProjection.create(new DataType[] {LongType$.MODULE$}).apply(g);
+      InternalRow one = row(total);
       return new AbstractIterator<InternalRow>() {
         boolean done;
 
