@@ -55,7 +55,14 @@ public final class BandJoinStrategy extends SparkStrategy {
 
   @Override
   public Seq<SparkPlan> apply(LogicalPlan plan) {
-    if (plan instanceof Aggregate) return planCount((Aggregate) plan);
+    if (plan instanceof Aggregate) {
+      Seq<SparkPlan> total = planCount((Aggregate) plan);
+      if (!total.isEmpty()) return total;
+      return GroupedCount.plan((Aggregate) plan, (j, keep, p) -> {
+        Seq<SparkPlan> op = planJoin(j, Option.empty(), null, keep, p);
+        return op.isEmpty() ? null : op.apply(0);
+      });
+    }
     if (plan instanceof Project && ((Project) plan).child() instanceof Join) {
       // fuse the projection above the join into the operator's output projection: a
       // COUNT(*) then writes no columns per pair
@@ -66,10 +73,10 @@ public final class BandJoinStrategy extends SparkStrategy {
       if (!det || j.joinType() == LeftSemi$.MODULE$ || j.joinType() == LeftAnti$.MODULE$) {
         return Scala.seqOf();
       }
-      return planJoin(j, Option.apply(p.projectList()), null);
+      return planJoin(j, Option.apply(p.projectList()), null, null, null);
     }
     if (!(plan instanceof Join)) return Scala.seqOf();
-    return planJoin((Join) plan, Option.empty(), null);
+    return planJoin((Join) plan, Option.empty(), null, null, null);
   }
 
   /**
@@ -96,18 +103,24 @@ public final class BandJoinStrategy extends SparkStrategy {
     while (child instanceof Project) child = ((Project) child).child();
     if (!(child instanceof Join)) return Scala.seqOf();
     Attribute partial = attr("__giql_count", LongType$.MODULE$);
-    Seq<SparkPlan> op = planJoin((Join) child, Option.empty(), partial);
+    Seq<SparkPlan> op = planJoin((Join) child, Option.empty(), partial, null, null);
     if (op.isEmpty()) return op;
     return Scala.seqOf(new SumCountsExec(op.apply(0), ne.toAttribute()));
   }
 
   /**
    * {@code countAttr}: plan a count of the join's rows, output as that one attribute per task;
-   * only the merge join counts, so without one nothing is planned.
+   * only the merge join counts, so without one nothing is planned. {@code perRow}: plan one row
+   * per left row, {@code keep} and its count (inner and left joins; the merge, else the
+   * broadcast building the right side; nothing where the marker asks for another operator).
    */
   private Seq<SparkPlan> planJoin(Join j, Option<Seq<NamedExpression>> projection,
-      Attribute countAttr) {
+      Attribute countAttr, Seq<NamedExpression> keep, PerRow perRow) {
     if (j.condition().isEmpty() || !supported(j.joinType())) return Scala.seqOf();
+    if (perRow != null && !(j.joinType() instanceof InnerLike)
+        && j.joinType() != LeftOuter$.MODULE$) {
+      return Scala.seqOf();
+    }
     List<Expression> conjuncts = new ArrayList<>();
     split(j.condition().get(), conjuncts);
     AttributeSet ls = j.left().outputSet();
@@ -157,12 +170,21 @@ public final class BandJoinStrategy extends SparkStrategy {
             countAttr == null ? Scala.seqOf() : Scala.seqOf(countAttr), why);
         MergePlanner.decided(merge != null ? ((MergeIntervalJoinExec) merge).mergePlan()
             .describe() : null, merge != null ? null : why[0]);
+        if (merge != null && perRow != null) {
+          return Scala.seqOf(((MergeIntervalJoinExec) merge).withPerRow(keep, perRow));
+        }
         if (merge != null) return Scala.seqOf(merge);
       } else {
         MergePlanner.decided(null, "algo=" + params.algo
             + " or spark.giql.merge.enabled=false");
       }
       if (countAttr != null) return Scala.seqOf();
+      if (perRow != null) {
+        if (useSweep(j, params) || "left".equals(params.build)) return Scala.seqOf();
+        return Scala.seqOf(new BroadcastIntervalJoinExec(planLater(j.left()),
+            planLater(j.right()), j.joinType(), "right", Scala.seq(hl), llo, lhi, Scala.seq(hr),
+            rlo, rhi, residual, params.index, Option.empty()).withPerRow(keep, perRow));
+      }
       if (useSweep(j, params)) {
         return Scala.seqOf(sweep(j, hl, hr, llo, lhi, rlo, rhi, residual, params, projection));
       }

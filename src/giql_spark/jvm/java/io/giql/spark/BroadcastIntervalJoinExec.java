@@ -69,6 +69,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
   private final Option<Expression> residual;
   private final String index;
   private final Option<Seq<NamedExpression>> projection;
+  private final PerRow perRow; // one row per left row with its count (build right), or null
 
   private transient scala.collection.immutable.Map<String, SQLMetric> metricMap;
 
@@ -76,6 +77,16 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
       Seq<Expression> rightKeys, Expression rightLo, Expression rightHi,
       Option<Expression> residual, String index, Option<Seq<NamedExpression>> projection) {
+    this(left, right, joinType, buildSide, leftKeys, leftLo, leftHi, rightKeys, rightLo, rightHi,
+        residual, index, projection, Option.empty());
+  }
+
+  public BroadcastIntervalJoinExec(SparkPlan left, SparkPlan right, JoinType joinType,
+      String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
+      Seq<Expression> rightKeys, Expression rightLo, Expression rightHi,
+      Option<Expression> residual, String index, Option<Seq<NamedExpression>> projection,
+      Option<PerRow> perRow) {
+    this.perRow = perRow.isDefined() ? perRow.get() : null;
     this.left = left;
     this.right = right;
     this.joinType = joinType;
@@ -149,6 +160,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     if (projection.isDefined()) {
       List<Attribute> out = new ArrayList<>();
       for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
+      if (perRow != null) out.add(perRow.count);
       return Scala.seq(out);
     }
     return joinOutput();
@@ -177,12 +189,21 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
   @Override
   public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
     return new BroadcastIntervalJoinExec(c.apply(0), c.apply(1), joinType, buildSide, leftKeys,
-        leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index, projection);
+        leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index, projection, Option.apply(perRow));
+  }
+
+  /**
+   * This join (inner or left outer, building the right side) as one row per left row:
+   * {@code keep} (over the left output) and the count; the left side streams past the index.
+   */
+  BroadcastIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
+    return new BroadcastIntervalJoinExec(left, right, joinType, "right", leftKeys, leftLo,
+        leftHi, rightKeys, rightLo, rightHi, residual, index, Option.apply(keep), Option.apply(p));
   }
 
   @Override
   public int productArity() {
-    return 13;
+    return 14;
   }
 
   @Override
@@ -201,6 +222,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       case 10: return residual;
       case 11: return index;
       case 12: return projection;
+      case 13: return perRow == null ? Option.empty() : Option.apply(perRow);
       default: throw new IndexOutOfBoundsException(String.valueOf(n));
     }
   }
@@ -222,7 +244,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
         + ", hull [" + leftLo + ", " + leftHi + "] ~ [" + rightLo + ", " + rightHi + "]"
         + ", index " + index
         + (residual.isDefined() ? ", residual " + residual.get() : "")
-        + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "");
+        + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "")
+        + (perRow != null ? ", " + perRow : "");
   }
 
   @Override
@@ -275,7 +298,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
   // ------------------------------------------------------------------ execution
 
   /** What one pass over the streamed side does. */
-  enum Mode { PAIRS, PAIRS_OR_PAD, SEMI, ANTI, MARK }
+  enum Mode { PAIRS, PAIRS_OR_PAD, SEMI, ANTI, MARK, COUNT }
 
   @Override
   public RDD<InternalRow> doExecute() {
@@ -284,6 +307,10 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     SQLMetric numCand = longMetric("numCandidates");
     Probe base = probe(Mode.PAIRS, numOut, numCand, bc);
     RDD<InternalRow> stream = streamed().execute();
+    if (perRow != null) {
+      return stream.mapPartitionsWithIndexInternal(new ProbeFn(base.with(Mode.COUNT)), false,
+          false, Scala.tag(InternalRow.class));
+    }
     if (!buildPreserved()) {
       Mode m;
       if (joinType == LeftSemi$.MODULE$) m = Mode.SEMI;
@@ -332,11 +359,20 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     } else {
       result.addAll(Scala.list(output()));
     }
-    return new Probe(mode, bc, Scala.seq(keys), lo, hi, residual.isDefined() ? residual.get() : null,
+    if (perRow != null) {
+      // the result reads the left row and the count
+      result.add(perRow.count);
+      joinedAttrs = new ArrayList<>(Scala.list(left.output()));
+      joinedAttrs.add(perRow.count);
+    }
+    Probe q = new Probe(mode, bc, Scala.seq(keys), lo, hi, residual.isDefined() ? residual.get() : null,
         Scala.concat(left.output(), right.output()), left.output(), right.output(),
         Scala.seq(result), Scala.seq(joinedAttrs),
         buildRight(), streamed().output().size(), built().output().size(),
         types(streamed().output()), numOut, numCand);
+    q.perRow = perRow;
+    q.keepsUnmatched = preservesLeft();
+    return q;
   }
 
   /** Everything a task needs to probe; serialised into the task closure. */
@@ -359,6 +395,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     final DataType[] streamTypes;
     final SQLMetric numOut;
     final SQLMetric numCand;
+    PerRow perRow;
+    boolean keepsUnmatched; // a per-row count's unmatched left rows report a row
 
     Probe(Mode mode, Broadcast<IntervalIndex> bc, Seq<Expression> streamKeys, Expression streamLo,
         Expression streamHi, Expression residual, Seq<Attribute> residualInput,
@@ -384,9 +422,12 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     }
 
     Probe with(Mode m) {
-      return new Probe(m, bc, streamKeys, streamLo, streamHi, residual, residualInput, leftOut,
+      Probe q = new Probe(m, bc, streamKeys, streamLo, streamHi, residual, residualInput, leftOut,
           rightOut, output,
           joinedInput, buildRight, streamFields, buildFields, streamTypes, numOut, numCand);
+      q.perRow = perRow;
+      q.keepsUnmatched = keepsUnmatched;
+      return q;
     }
 
     BasePredicate predicate(int partition) {
@@ -413,6 +454,9 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     private final UnsafeProjection resultProj;
     private final UnsafeProjection streamToUnsafe;
     private final JoinedRow joined = new JoinedRow();
+    private final JoinedRow counted = new JoinedRow();
+    private final GenericInternalRow countRow = new GenericInternalRow(1);
+    private long matches;
     private final UnsafeRow buildRow;
     private final InternalRow nullBuild;
     private final IntervalIndex.IntBuffer cand = new IntervalIndex.IntBuffer();
@@ -511,12 +555,24 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
               case MARK:
                 matchedBuild[r >>> 6] |= 1L << r;
                 break;
+              case COUNT:
+                matches++;
+                break;
               default:
                 throw new IllegalStateException();
             }
           }
           InternalRow s = cur;
           cur = null;
+          if (p.mode == Mode.COUNT) {
+            long v = p.perRow.value(matches, p.keepsUnmatched);
+            if (v >= 0) {
+              countRow.setLong(0, v);
+              out = resultProj.apply(counted.apply(s, countRow));
+              return true;
+            }
+            continue;
+          }
           if (!curMatched) {
             if (p.mode == Mode.PAIRS_OR_PAD) {
               pair(s, nullBuild);
@@ -535,6 +591,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
         }
         cur = stream.next();
         curMatched = false;
+        matches = 0;
         candidates();
       }
     }

@@ -96,6 +96,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
   private final Option<Seq<NamedExpression>> projection;
   private final Seq<Attribute> countOutput; // one attribute in count mode, else empty
   private final MergePlan plan;
+  private final PerRow perRow; // one row per left row with its count, or null
 
   private transient scala.collection.immutable.Map<String, SQLMetric> metricMap;
 
@@ -103,6 +104,15 @@ public final class MergeIntervalJoinExec extends SparkPlan {
       Expression rightKey, Expression leftLo, Expression leftHi, Expression rightLo,
       Expression rightHi, Option<Expression> residual, Option<Seq<NamedExpression>> projection,
       Seq<Attribute> countOutput, MergePlan plan) {
+    this(left, right, joinType, leftKey, rightKey, leftLo, leftHi, rightLo, rightHi, residual,
+        projection, countOutput, plan, Option.empty());
+  }
+
+  public MergeIntervalJoinExec(Side left, Side right, JoinType joinType, Expression leftKey,
+      Expression rightKey, Expression leftLo, Expression leftHi, Expression rightLo,
+      Expression rightHi, Option<Expression> residual, Option<Seq<NamedExpression>> projection,
+      Seq<Attribute> countOutput, MergePlan plan, Option<PerRow> perRow) {
+    this.perRow = perRow.isDefined() ? perRow.get() : null;
     this.left = left;
     this.right = right;
     this.joinType = joinType;
@@ -120,6 +130,15 @@ public final class MergeIntervalJoinExec extends SparkPlan {
 
   boolean counting() {
     return !countOutput.isEmpty();
+  }
+
+  /**
+   * This join as one row per left row: {@code keep} (over the left side's output) and the
+   * count. Only inner and left joins, whose left rows the sweep retires one by one.
+   */
+  MergeIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
+    return new MergeIntervalJoinExec(left, right, joinType, leftKey, rightKey, leftLo, leftHi,
+        rightLo, rightHi, residual, Option.apply(keep), Scala.seqOf(), plan, Option.apply(p));
   }
 
   MergePlan mergePlan() {
@@ -142,13 +161,16 @@ public final class MergeIntervalJoinExec extends SparkPlan {
   @Override
   public Seq<Attribute> output() {
     if (counting()) return countOutput;
+    if (perRow != null) return Scala.concat(projectionOutput(), Scala.seqOf(perRow.count));
     if (existence()) return Scala.seq(left.output());
-    if (projection.isDefined()) {
-      List<Attribute> out = new ArrayList<>();
-      for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
-      return Scala.seq(out);
-    }
+    if (projection.isDefined()) return projectionOutput();
     return Scala.seq(joinOutput());
+  }
+
+  private Seq<Attribute> projectionOutput() {
+    List<Attribute> out = new ArrayList<>();
+    for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
+    return Scala.seq(out);
   }
 
   private List<Attribute> joinOutput() {
@@ -170,7 +192,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
 
   @Override
   public int productArity() {
-    return 13;
+    return 14;
   }
 
   @Override
@@ -189,6 +211,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
       case 10: return projection;
       case 11: return countOutput;
       case 12: return plan;
+      case 13: return perRow == null ? Option.empty() : Option.apply(perRow);
       default: throw new IndexOutOfBoundsException(String.valueOf(n));
     }
   }
@@ -205,7 +228,8 @@ public final class MergeIntervalJoinExec extends SparkPlan {
 
   @Override
   public String simpleString(int maxFields) {
-    return nodeName() + " " + joinType + (counting() ? " (count)" : "") + ", keys [" + leftKey
+    return nodeName() + " " + joinType + (counting() ? " (count)" : "")
+        + (perRow != null ? " (" + perRow + ")" : "") + ", keys [" + leftKey
         + "] = [" + rightKey + "], hull [" + leftLo + ", " + leftHi + "] ~ [" + rightLo + ", "
         + rightHi + "]" + (residual.isDefined() ? ", residual " + residual.get() : "")
         + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "")
@@ -275,7 +299,12 @@ public final class MergeIntervalJoinExec extends SparkPlan {
     for (Attribute a : la) joined.add(a.withNullability(true));
     for (Attribute a : ra) joined.add(a.withNullability(true));
     Seq<Expression> out = null;
-    if (!counting() && !existence()) {
+    if (perRow != null) {
+      List<Expression> e = new ArrayList<>();
+      for (NamedExpression x : Scala.list(projection.get())) e.add((Expression) x);
+      e.add(perRow.count);
+      out = Scala.seq(e);
+    } else if (!counting() && !existence()) {
       List<Expression> e = new ArrayList<>();
       if (projection.isDefined()) {
         for (NamedExpression x : Scala.list(projection.get())) e.add((Expression) x);
@@ -289,7 +318,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
         Scala.seq(joined), plan, longMetric("numOutputRows"), longMetric("numCandidates"),
         longMetric("numFailovers"), longMetric("rowsRead"), Long.parseLong(
             org.apache.spark.sql.internal.SQLConf.get().getConfString("spark.giql.merge.slack",
-                "1")));
+                "1"))).withPerRow(perRow);
     int n = plan.tasks.length;
     List<Object> seeds = new ArrayList<>();
     for (int i = 0; i < n; i++) seeds.add(i);

@@ -112,6 +112,7 @@ final class MergeSweep {
     final long[] vals;            // a lean stream's residual columns, else null
     final long nulls;             // bit k: vals[k] is NULL
     boolean matched;
+    long n;                       // matches so far, in a per-row count
 
     Ent(int rank, long lo, long hi, long ord, UnsafeRow row, boolean nullBound) {
       this(rank, lo, hi, ord, row, nullBound, null, 0);
@@ -526,11 +527,27 @@ final class MergeSweep {
     final SQLMetric numFailover;
     final SQLMetric rowsRead;
     final long slack;
+    final PerRow perRow;                // one row per left row with its count, or null
+
+    Job withPerRow(PerRow p) {
+      Job j = new Job(kind, count, left, right, residual, leftAttrs, rightAttrs, output,
+          joinedAttrs, plan, numOut, numCand, numFailover, rowsRead, slack, p);
+      return j;
+    }
 
     Job(Kind kind, boolean count, SideSpec left, SideSpec right, Expression residual,
         Seq<Attribute> leftAttrs, Seq<Attribute> rightAttrs, Seq<Expression> output,
         Seq<Attribute> joinedAttrs, MergePlan plan, SQLMetric numOut, SQLMetric numCand,
         SQLMetric numFailover, SQLMetric rowsRead, long slack) {
+      this(kind, count, left, right, residual, leftAttrs, rightAttrs, output, joinedAttrs, plan,
+          numOut, numCand, numFailover, rowsRead, slack, null);
+    }
+
+    Job(Kind kind, boolean count, SideSpec left, SideSpec right, Expression residual,
+        Seq<Attribute> leftAttrs, Seq<Attribute> rightAttrs, Seq<Expression> output,
+        Seq<Attribute> joinedAttrs, MergePlan plan, SQLMetric numOut, SQLMetric numCand,
+        SQLMetric numFailover, SQLMetric rowsRead, long slack, PerRow perRow) {
+      this.perRow = perRow;
       this.slack = slack;
       this.kind = kind;
       this.count = count;
@@ -582,8 +599,13 @@ final class MergeSweep {
         this.pred = null;
         this.fast = null;
       }
-      this.result = job.count || job.output == null ? null
-          : UnsafeProjection.create(job.output, job.joinedAttrs);
+      if (job.perRow != null) {
+        this.result = UnsafeProjection.create(job.output,
+            Scala.concat(job.leftAttrs, Scala.seqOf(job.perRow.count)));
+      } else {
+        this.result = job.count || job.output == null ? null
+            : UnsafeProjection.create(job.output, job.joinedAttrs);
+      }
       this.leftOnly = UnsafeProjection.create(job.left.sideTypes);
       this.nullRight = new GenericInternalRow(job.right.sideTypes.length);
     }
@@ -614,13 +636,21 @@ final class MergeSweep {
       return result.apply(joined.apply(l, nullRight));
     }
 
+    private final GenericInternalRow countRow = new GenericInternalRow(1);
+
+    /** A per-row count's row: the left row's projection and its count. */
+    InternalRow countedRow(UnsafeRow l, long n) {
+      countRow.setLong(0, n);
+      return result.apply(joined.apply(l, countRow));
+    }
+
     private boolean nextUnit() {
       if (sweep != null) finishUnit();
       while (++u < units.length) {
         MergePlan.Unit unit = units[u];
         Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
         boolean keepNull = job.kind == Kind.LEFT || job.kind == Kind.ANTI;
-        boolean lean = job.count && (pred == null || fast != null && fast.exact());
+        boolean lean = job.count && job.perRow == null && (pred == null || fast != null && fast.exact());
         curL = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, true,
             job.slack, lean ? leanCols(0) : null, lean ? leanInt(0) : null);
         curR = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0] : unit.right,
@@ -753,6 +783,7 @@ final class MergeSweep {
       private final Prefix prefix;
       private final Kind kind;
       private final boolean count;
+      private final PerRow perRow;
       private final ArrayList<Ent> actL = new ArrayList<>();
       private final ArrayList<Ent> actR = new ArrayList<>();
       private final ArrayList<Ent> retired = new ArrayList<>();
@@ -780,7 +811,8 @@ final class MergeSweep {
         this.prefix = prefix;
         this.kind = t.job.kind;
         this.count = t.job.count;
-        boolean track = prefix == null && kind != Kind.INNER;
+        this.perRow = t.job.perRow;
+        boolean track = prefix == null && (kind != Kind.INNER || perRow != null);
         this.processedL = prefix == null ? new Bits() : null;
         this.processedR = prefix == null ? new Bits() : null;
         this.done = track ? new Bits() : null;
@@ -818,14 +850,20 @@ final class MergeSweep {
         boolean old = prefix != null && prefix.nL.get(l.ord) && prefix.nR.get(r.ord);
         if (!old && prefix != null && prefix.doneUnmatched != null
             && prefix.doneUnmatched.get(l.ord)) {
-          throw new IllegalStateException("giql merge interval join: a left row already "
-              + "returned as unmatched has a match after all, because an input is not sorted by "
-              + "(key, start) (" + prefix.why + "); the result would be wrong. Sort the input "
-              + "files by (key, start), or turn the merge off (Spark conf "
-              + "spark.giql.merge.enabled=false, or a giql-spark strategy such as jvm_broadcast).");
+          throw new IllegalStateException(unsortedMessage(prefix.why));
         }
         boolean first = !l.matched;
         l.matched = true;
+        if (perRow != null) {
+          // counted now, reported when the row retires; a row the first pass already reported
+          // has all its pairs among the first pass's rows, so a new pair means its count was wrong
+          if (prefix != null && prefix.done != null && prefix.done.get(l.ord)) {
+            if (!old) throw new IllegalStateException(unsortedMessage(prefix.why));
+            return false;
+          }
+          l.n++;
+          return false;
+        }
         switch (kind) {
           case INNER:
           case LEFT:
@@ -843,8 +881,23 @@ final class MergeSweep {
         }
       }
 
+      private String unsortedMessage(String why) {
+        return "giql merge interval join: a left row already returned has a match after all, "
+            + "because an input is not sorted by (key, start) (" + why + "); the result would "
+            + "be wrong. Sort the input files by (key, start), or turn the merge off (Spark conf "
+            + "spark.giql.merge.enabled=false, or a giql-spark strategy such as jvm_broadcast).";
+      }
+
       /** A left row leaves the sweep: no later right row can match it. */
       private boolean retire(Ent l) {
+        if (perRow != null) {
+          if (prefix != null && prefix.done != null && prefix.done.get(l.ord)) return false;
+          if (done != null) done.set(l.ord);
+          long v = perRow.value(l.n, kind == Kind.LEFT);
+          if (v < 0) return false;
+          t.emit(t.countedRow(l.row, v));
+          return true;
+        }
         if (kind == Kind.LEFT || kind == Kind.ANTI) {
           if (!l.matched) return reportLeft(l, true);
         }
