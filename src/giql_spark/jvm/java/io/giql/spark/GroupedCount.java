@@ -218,18 +218,7 @@ final class GroupedCount {
       for (NamedExpression ne : Scala.list(p.projectList())) {
         if (ne instanceof Alias) aliases.put(ne.exprId(), ((Alias) ne).child());
       }
-      if (aliases.isEmpty()) continue;
-      out = out.transformUp(new AbstractPartialFunction<Expression, Expression>() {
-        @Override
-        public boolean isDefinedAt(Expression x) {
-          return x instanceof Attribute && aliases.containsKey(((Attribute) x).exprId());
-        }
-
-        @Override
-        public Expression apply(Expression x) {
-          return aliases.get(((Attribute) x).exprId());
-        }
-      });
+      if (!aliases.isEmpty()) out = substitute(out, aliases);
     }
     return out;
   }
@@ -238,15 +227,20 @@ final class GroupedCount {
   private static Expression rebind(Expression e, Seq<Attribute> side) {
     Map<ExprId, Attribute> byId = new HashMap<>();
     for (Attribute a : Scala.list(side)) byId.put(a.exprId(), a);
+    return substitute(e, byId);
+  }
+
+  /** {@code e} with each attribute whose id {@code by} maps replaced by what it maps to. */
+  private static Expression substitute(Expression e, Map<ExprId, ? extends Expression> by) {
     return e.transformUp(new AbstractPartialFunction<Expression, Expression>() {
       @Override
       public boolean isDefinedAt(Expression x) {
-        return x instanceof Attribute && byId.containsKey(((Attribute) x).exprId());
+        return x instanceof Attribute && by.containsKey(((Attribute) x).exprId());
       }
 
       @Override
       public Expression apply(Expression x) {
-        return byId.get(((Attribute) x).exprId());
+        return by.get(((Attribute) x).exprId());
       }
     });
   }
