@@ -17,7 +17,8 @@ from pyspark.errors import PySparkException
 from giql_spark.jvm.join import band_sql
 
 from test_jvm_join import plain_condition  # noqa: E402
-from test_jvm_merge import NATURAL, gen, jspark, register, sort_rows, write  # noqa: F401,E402
+from test_jvm_merge import (NATURAL, gen, jspark, register, sort_rows,  # noqa: F401,E402
+                            unsorted_within_keys, write)
 
 PER_ROW = "count per left row"
 
@@ -94,12 +95,7 @@ def test_empty_sides(jspark, tmp_path):
 def test_unsorted_right_side_is_exact_or_a_clear_error(jspark, tmp_path):
     """Positions shuffled within each key on the right: a left row's count reported before the
     disorder showed would be wrong, so the task fails and says why, or the count is exact."""
-    rnd = random.Random(9)
-    left = sort_rows(gen(9, 60, null_rate=0, chroms=NATURAL[:3]), NATURAL[:3])
-    right = gen(10, 60, null_rate=0, chroms=NATURAL[:3])
-    rank = {c: i for i, c in enumerate(NATURAL[:3])}
-    rnd.shuffle(right)
-    right.sort(key=lambda r: rank[r["chrom"]])
+    left, right = unsorted_within_keys(9)
     write(tmp_path / "l", left, row_group=1000)
     write(tmp_path / "r", right, row_group=1000)
     register(jspark, "l", str(tmp_path / "l"))
