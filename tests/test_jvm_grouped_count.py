@@ -29,13 +29,20 @@ GROUPED = [
     ("LEFT JOIN", "a.chrom, count(1) + 1 AS n, min(a.e) AS lo", "a.chrom"),
     ("JOIN", "a.s div 7 AS k, count(*) AS n, max(a.chrom) AS c", "a.s div 7"),
     ("LEFT JOIN", "a.name, count(*) AS n", "a.name"),
+    # sums of integral expressions over the join rows: right, left (repeats count), both sides
+    ("LEFT JOIN", "a.id, count(*) AS n, sum(b.id) AS t", "a.id"),
+    ("JOIN", "a.chrom, sum(a.s) AS t, sum(b.e - b.s) + count(*) AS w", "a.chrom"),
+    ("LEFT JOIN", "a.id, coalesce(sum(CASE WHEN b.id IS NOT NULL THEN least(a.e, b.e) "
+     "- greatest(a.s, b.s) END), 0) AS bases, max(a.s) AS m", "a.id"),
+    ("LEFT JOIN", "a.name, sum(a.id) AS t", "a.name"),
 ]
-# these keep Spark's aggregate over the pairs: a right-side group, a sum of the right side, a
-# count of a column that may be NULL
+# these keep Spark's aggregate over the pairs: a right-side group, a sum of a fractional column,
+# a count of a column that may be NULL, a distinct sum
 NOT_PER_ROW = [
     ("JOIN", "b.chrom, count(*) AS n", "b.chrom"),
-    ("LEFT JOIN", "a.id, count(*) AS n, sum(b.id) AS t", "a.id"),
+    ("LEFT JOIN", "a.id, count(*) AS n, sum(CAST(b.score AS decimal(10, 2))) AS t", "a.id"),
     ("LEFT JOIN", "a.id, count(b.id) AS n", "a.id"),
+    ("JOIN", "a.id, sum(DISTINCT b.id) AS t", "a.id"),
 ]
 
 
@@ -142,3 +149,62 @@ def test_giql_group_by_reaches_the_per_row_count(tmp_path):
     plan = df._jdf.queryExecution().executedPlan().toString()
     if "IntervalJoin" in plan:  # a JVM operator was chosen: it counts per left row
         assert PER_ROW in plan, plan
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_count_overlaps_and_coverage_per_row_in_the_jvm(jspark, tmp_path, seed):
+    """gs.count_overlaps and gs.coverage on a session with the extension: each df1 row
+    (duplicates, NULLs, zero-length and wide rows included) gets its count or covered bases from
+    the merge over sorted files and from the broadcast over in-memory tables, without pairs (and
+    for counts without an aggregate), equal to a direct count and a base-by-base union."""
+    import giql_spark as gs
+
+    rnd = random.Random(seed)
+    left = gen(seed, rnd.randrange(30, 80), reversed_rate=0.0)
+    left += [dict(r) for r in left[:10]]
+    right = gen(seed + 50, rnd.randrange(1, 80), reversed_rate=0.0)
+    write(tmp_path / "l", sort_rows(left, NATURAL[:5]), row_group=rnd.choice([3, 50]))
+    write(tmp_path / "r", sort_rows(right, NATURAL[:5]), row_group=rnd.choice([5, 50]))
+    cols = ("chrom", "s", "e")
+
+    def want():
+        out = Counter()
+        for a in left:
+            n = 0
+            if None not in (a["chrom"], a["s"], a["e"]):
+                ae = a["e"] + (a["e"] == a["s"])  # bioframe's one-base zero-length rows
+                for b in right:
+                    if None in (b["chrom"], b["s"], b["e"]) or b["chrom"] != a["chrom"]:
+                        continue
+                    be = b["e"] + (b["e"] == b["s"])
+                    n += a["s"] < be and b["s"] < ae
+            out[(a["id"], a["chrom"], a["s"], a["e"], n)] += 1
+        return out
+
+    def covered():
+        out = Counter()
+        for a in left:
+            bases = set()
+            if None not in (a["chrom"], a["s"], a["e"]):
+                for b in right:
+                    if None not in (b["chrom"], b["s"], b["e"]) and b["chrom"] == a["chrom"]:
+                        bases.update(range(max(a["s"], b["s"]), min(a["e"], b["e"])))
+            out[(a["id"], a["chrom"], a["s"], a["e"], len(bases))] += 1
+        return out
+
+    files = jspark.read.parquet(str(tmp_path / "l")), jspark.read.parquet(str(tmp_path / "r"))
+    frames = tuple(jspark.createDataFrame(f.collect(), f.schema) for f in files)
+    for (d1, d2), operator in ((files, "MergeIntervalJoin"), (frames, "BroadcastIntervalJoin")):
+        df = gs.count_overlaps(d1, d2, cols1=cols, cols2=cols)
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        assert PER_ROW in plan and operator in plan and "Aggregate" not in plan, plan
+        got = Counter((r["id"], r["chrom"], r["s"], r["e"], r["count"]) for r in df.collect())
+        assert got == want(), operator
+
+        # df2 is merged first, so no longer a sorted file: the broadcast sums
+        df = gs.coverage(d1, d2, cols1=cols, cols2=cols)
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        assert PER_ROW in plan and "BroadcastIntervalJoin" in plan and "Aggregate" not in plan.split(
+            "BroadcastIntervalJoin")[0], plan
+        got = Counter((r["id"], r["chrom"], r["s"], r["e"], r["coverage"]) for r in df.collect())
+        assert got == covered(), operator

@@ -8,7 +8,7 @@ from pyspark.sql import functions as F
 from ..errors import GiqlSparkError
 from ..joins.spec import JoinSpec
 from .clusters import merged
-from .engine import interval_join, strategy_options
+from .engine import counting_strategy, interval_join, strategy_options
 from .frames import checked, col, interval_cols, packed, strict_overlap_sql, unpacked
 from .overlap import ID, side_interval
 
@@ -24,6 +24,9 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     length of the intersections on the same chromosome. A zero-length
     ``df1`` row has coverage 0, as does a row with a NULL chromosome or
     coordinate (as in bioframe). ``coverage`` has ``df1``'s start type.
+    With giql-spark's JVM extension and no ``strategy``, each ``df1`` row's
+    bases are summed inside the JVM join (the merge of sorted files, else the
+    broadcast join with the merged ``df2`` indexed), without building pairs.
     With ``return_input=False`` only ``coverage`` is returned. Row order is
     not defined.
     """
@@ -38,6 +41,10 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     # suffices and pairs fewer rows than bioframe's overlap would.
     spec = JoinSpec(how="left", predicate="intersects", left=side_interval("l", c1),
                     right=side_interval("r", c2), condition=strict_overlap_sql("l", c1, "r", c2))
+    if strategy is None:
+        # on a session with the extension, each df1 row's bases are summed inside the JVM
+        # join (grouped by the row id: no pairs, no aggregate); else the planner's choice
+        strategy = counting_strategy(left, right, spec)
     joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
     l, r = F.col("l"), F.col("r")
     # least/greatest skip NULLs: an unpaired row must add nothing, not its own length.

@@ -58,6 +58,21 @@ def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: di
     return runtime.run_node(node, left, right, options).df
 
 
+# The strategies that count a join per left row inside the JVM, without
+# building pairs (the extension's GroupedCount), in order of preference: the
+# merge reads sorted files with no shuffle; the broadcast indexes the right side.
+COUNTING = ("jvm_merge", "jvm_broadcast")
+
+
+def counting_strategy(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | None:
+    """The strategy that counts ``spec``'s join per left row in the JVM, or
+    None where the session has no such strategy (no extension)."""
+    gone = registry.unavailable(left.sparkSession)
+    names = [n for n in COUNTING if n not in gone]
+    refused = registry.refusals(left, right, spec, skip=set(registry.STRATEGIES) - set(names))
+    return next((n for n in names if n not in refused), None)
+
+
 def nearest_candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec) -> DataFrame:
     """The k-nearest candidate pairs of ``refs`` among ``targets`` (see :class:`NearestSpec`)."""
     node = Nearest("", _side(targets), _side(refs), spec)

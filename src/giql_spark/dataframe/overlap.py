@@ -8,7 +8,7 @@ from pyspark.sql import functions as F
 from ..errors import GiqlSparkError
 from ..joins import count_overlaps as count_kernel
 from ..joins.spec import Interval, JoinSpec
-from .engine import interval_join, strategy_options, stream_options
+from .engine import counting_strategy, interval_join, strategy_options, stream_options
 from .frames import (
     checked,
     distinct_names,
@@ -134,11 +134,14 @@ def count_overlaps(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, on=No
     rows with one, count nothing: such a ``df1`` row gets 0. ``on`` columns
     must be equal (SQL equality) for a row to count.
 
-    By default the counts come from the counting kernel
-    (:func:`giql_spark.joins.count_overlaps`), which collects ``df2``'s
-    coordinates to the driver and never builds pairs. With ``strategy=`` the
-    pairs are built by that join strategy and counted in Spark instead, which
-    needs no driver memory for ``df2``.
+    By default, on a session with giql-spark's JVM extension, each ``df1``
+    row is counted inside the JVM join without building pairs: by the merge
+    of sorted Parquet files where both tables are such files, else by the
+    broadcast join with ``df2`` indexed. Without the extension the counts
+    come from the counting kernel (:func:`giql_spark.joins.count_overlaps`),
+    which collects ``df2``'s coordinates to the driver and counts in Python
+    workers. With ``strategy=`` that join strategy runs the left join and
+    Spark counts its pairs (the JVM strategies count per row).
     """
     op = "count_overlaps"
     c1 = interval_cols(df1, cols1, "df1", op)
@@ -147,11 +150,15 @@ def count_overlaps(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, on=No
     if "count" in df1.columns:
         raise GiqlSparkError(f"{op}: df1 already has a column named 'count'")
     a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
-    if strategy is None:
-        return count_kernel(a, b, _kernel_interval(c1, on), _kernel_interval(c2, on), column="count")
     left = packed(a, "l", F.monotonically_increasing_id().alias(ID))
     right = packed(b, "r")
     spec = overlap_spec("left", c1, c2, on)
+    if strategy is None:
+        strategy = counting_strategy(left, right, spec)
+        if strategy is None:
+            return count_kernel(a, b, _kernel_interval(c1, on), _kernel_interval(c2, on), column="count")
+    # Grouped by the row id, the JVM operators report each df1 row once with
+    # its count (no pairs, no aggregate); other strategies build the pairs.
     joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
     counted = joined.groupBy(ID).agg(F.first("l").alias("l"), F.count("r").alias("count"))
     return counted.select(*unpacked("l", df1.columns, ""), "count")

@@ -160,7 +160,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     if (projection.isDefined()) {
       List<Attribute> out = new ArrayList<>();
       for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
-      if (perRow != null) out.add(perRow.count);
+      if (perRow != null) out.addAll(perRow.outputs());
       return Scala.seq(out);
     }
     return joinOutput();
@@ -361,9 +361,9 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     }
     if (perRow != null) {
       // the result reads the left row and the count
-      result.add(perRow.count);
+      result.addAll(perRow.outputs());
       joinedAttrs = new ArrayList<>(Scala.list(left.output()));
-      joinedAttrs.add(perRow.count);
+      joinedAttrs.addAll(perRow.outputs());
     }
     Probe q = new Probe(mode, bc, Scala.seq(keys), lo, hi, residual.isDefined() ? residual.get() : null,
         Scala.concat(left.output(), right.output()), left.output(), right.output(),
@@ -455,7 +455,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     private final UnsafeProjection streamToUnsafe;
     private final JoinedRow joined = new JoinedRow();
     private final JoinedRow counted = new JoinedRow();
-    private final GenericInternalRow countRow = new GenericInternalRow(1);
+    private final PerRow.Acc acc;   // COUNT mode only
+    private final long[] sums;      // the current stream row's sums (COUNT mode with sums)
     private long matches;
     private final UnsafeRow buildRow;
     private final InternalRow nullBuild;
@@ -487,6 +488,16 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       this.buildRow = new UnsafeRow(p.buildFields);
       this.nullBuild = new GenericInternalRow(p.buildFields);
       this.matchedBuild = p.mode == Mode.MARK ? new long[(idx.numRows() + 63) >>> 6] : null;
+      if (p.mode == Mode.COUNT) {
+        // a padded row's sums read NULL right columns
+        List<Attribute> in = new ArrayList<>(Scala.list(p.leftOut));
+        for (Attribute a : Scala.list(p.rightOut)) in.add(a.withNullability(true));
+        this.acc = p.perRow.acc(Scala.seq(in));
+        this.sums = acc.fresh();
+      } else {
+        this.acc = null;
+        this.sums = null;
+      }
     }
 
     private void pair(InternalRow s, InternalRow b) {
@@ -557,6 +568,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
                 break;
               case COUNT:
                 matches++;
+                if (sums != null) acc.add(sums, joined); // build right: (left, right)
                 break;
               default:
                 throw new IllegalStateException();
@@ -567,8 +579,11 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
           if (p.mode == Mode.COUNT) {
             long v = p.perRow.value(matches, p.keepsUnmatched);
             if (v >= 0) {
-              countRow.setLong(0, v);
-              out = resultProj.apply(counted.apply(s, countRow));
+              if (matches == 0 && sums != null) {
+                pair(s, nullBuild);
+                acc.add(sums, joined); // the padded join row
+              }
+              out = resultProj.apply(counted.apply(s, acc.row(v, sums)));
               return true;
             }
             continue;
@@ -592,6 +607,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
         cur = stream.next();
         curMatched = false;
         matches = 0;
+        if (sums != null) java.util.Arrays.fill(sums, 0L);
         candidates();
       }
     }

@@ -14,6 +14,7 @@ import org.apache.spark.sql.catalyst.expressions.Coalesce;
 import org.apache.spark.sql.catalyst.expressions.ExprId;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.MonotonicallyIncreasingID;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression$;
@@ -28,11 +29,14 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Sum;
 import org.apache.spark.sql.catalyst.plans.InnerLike;
 import org.apache.spark.sql.catalyst.plans.LeftOuter$;
 import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
+import org.apache.spark.sql.catalyst.plans.logical.Filter;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.AggUtils;
+import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.LongType$;
 import org.apache.spark.sql.types.Metadata;
 
@@ -89,8 +93,11 @@ final class GroupedCount {
 
     Attribute count = new AttributeReference("__giql_per_row_count", LongType$.MODULE$, false,
         Metadata.empty(), NamedExpression.newExprId(), Scala.seqOf());
-    PerRow[] perRow = {null};
+    Boolean[] floorOne = {null};
     AggregateExpression[] sum = {null};
+    List<Expression> sums = new ArrayList<>();
+    List<Attribute> sumAttrs = new ArrayList<>();
+    AttributeSet joinSet = leftSet.$plus$plus(j.right().outputSet());
     List<AggregateExpression> aggs = new ArrayList<>();
     List<NamedExpression> results = new ArrayList<>();
     Map<ExprId, Attribute> reads = new java.util.LinkedHashMap<>();
@@ -114,19 +121,37 @@ final class GroupedCount {
                   // counts of every join row (or every match) are all the same per-row sum
                   Boolean every = ae.isDistinct() || ae.filter().isDefined()
                       || ae.mode() != Complete$.MODULE$ ? null : countsEveryRow(f, projects, j);
-                  if (every == null || perRow[0] != null
-                      && perRow[0].floorOne != (leftOuter && every)) {
+                  if (every == null || floorOne[0] != null
+                      && floorOne[0] != (leftOuter && every)) {
                     ok[0] = false;
                     return x;
                   }
-                  if (perRow[0] == null) {
-                    perRow[0] = new PerRow(count, leftOuter && every);
+                  if (floorOne[0] == null) {
+                    floorOne[0] = leftOuter && every;
                     sum[0] = AggregateExpression$.MODULE$.apply(new Sum(count),
                         Complete$.MODULE$, false, Option.empty());
                     aggs.add(sum[0]);
                   }
                   return new Coalesce(Scala.<Expression>seqOf(sum[0].resultAttribute(),
                       new Literal(0L, LongType$.MODULE$)));
+                }
+                if (f instanceof Sum && !ae.isDistinct() && ae.filter().isEmpty()
+                    && ae.mode() == Complete$.MODULE$ && sums.size() < 63) {
+                  // a sum over the join rows of any integral expression: each left row sums
+                  // its own join rows, Spark's aggregate sums the rows of a group
+                  Expression e = inline(f.children().head(), projects);
+                  if (e.deterministic() && e.references().subsetOf(joinSet)
+                      && e.dataType() instanceof IntegralType) {
+                    Attribute part = new AttributeReference("__giql_per_row_sum",
+                        LongType$.MODULE$, true, Metadata.empty(), NamedExpression.newExprId(),
+                        Scala.seqOf());
+                    sums.add(e);
+                    sumAttrs.add(part);
+                    AggregateExpression total = AggregateExpression$.MODULE$.apply(
+                        new Sum(part), Complete$.MODULE$, false, Option.empty());
+                    aggs.add(total);
+                    return total.resultAttribute();
+                  }
                 }
                 if (!(f instanceof First || f instanceof Last || f instanceof Min
                     || f instanceof Max) || ae.isDistinct() || ae.filter().isDefined()
@@ -158,7 +183,8 @@ final class GroupedCount {
             Scala.seqOf()));
       }
     }
-    if (perRow[0] == null) return Scala.seqOf();
+    if (floorOne[0] == null && sums.isEmpty()) return Scala.seqOf();
+    PerRow perRow = new PerRow(count, floorOne[0] != null && floorOne[0], sums, sumAttrs);
 
     List<NamedExpression> keep = new ArrayList<>(grouping);
     for (Attribute r : reads.values()) {
@@ -166,12 +192,55 @@ final class GroupedCount {
       for (NamedExpression g : grouping) have |= g.exprId().equals(r.exprId());
       if (!have) keep.add(r);
     }
-    SparkPlan op = planner.plan(j, Scala.seq(keep), perRow[0]);
+    SparkPlan op = planner.plan(j, Scala.seq(keep), perRow);
     if (op == null) return Scala.seqOf();
     List<NamedExpression> groupAttrs = new ArrayList<>();
     for (NamedExpression g : grouping) groupAttrs.add(g.toAttribute());
+    if (groupsOneLeftRow(grouping, j.left())) return Scala.seqOf(perRowProject(results, aggs, op));
     return AggUtils.planAggregateWithoutDistinct(Scala.seq(groupAttrs), Scala.seq(aggs),
         Scala.seq(results), op);
+  }
+
+  /**
+   * Whether some grouping column is a row id made on the left side
+   * ({@code monotonically_increasing_id()}, as the DataFrame API's {@code count_overlaps} groups):
+   * then each group is one left row, which the operator reports at most once.
+   */
+  private static boolean groupsOneLeftRow(List<NamedExpression> grouping, LogicalPlan left) {
+    LogicalPlan p = left;
+    while (true) {
+      if (p instanceof Project) {
+        for (NamedExpression ne : Scala.list(((Project) p).projectList())) {
+          if (!(ne instanceof Alias)
+              || !(((Alias) ne).child() instanceof MonotonicallyIncreasingID)) continue;
+          for (NamedExpression g : grouping) {
+            if (g instanceof Attribute && g.exprId().equals(ne.exprId())) return true;
+          }
+        }
+        p = ((Project) p).child();
+      } else if (p instanceof Filter) {
+        p = ((Filter) p).child();
+      } else {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * The aggregate over groups of one left row each, as a projection: the count's sum is the
+   * row's count, and {@code first}, {@code last}, {@code min}, {@code max} are the row's value.
+   * No exchange, no sort, no aggregation buffer.
+   */
+  private static SparkPlan perRowProject(List<NamedExpression> results,
+      List<AggregateExpression> aggs, SparkPlan op) {
+    Map<ExprId, Expression> value = new HashMap<>();
+    for (AggregateExpression ae : aggs) {
+      AggregateFunction f = ae.aggregateFunction();
+      value.put(ae.resultAttribute().exprId(), f.children().head());
+    }
+    List<NamedExpression> out = new ArrayList<>();
+    for (NamedExpression r : results) out.add((NamedExpression) substitute((Expression) r, value));
+    return new ProjectExec(Scala.seq(out), op);
   }
 
   /**

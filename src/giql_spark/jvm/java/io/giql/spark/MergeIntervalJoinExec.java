@@ -161,7 +161,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
   @Override
   public Seq<Attribute> output() {
     if (counting()) return countOutput;
-    if (perRow != null) return Scala.concat(projectionOutput(), Scala.seqOf(perRow.count));
+    if (perRow != null) return Scala.concat(projectionOutput(), Scala.seq(perRow.outputs()));
     if (existence()) return Scala.seq(left.output());
     if (projection.isDefined()) return projectionOutput();
     return Scala.seq(joinOutput());
@@ -302,7 +302,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
     if (perRow != null) {
       List<Expression> e = new ArrayList<>();
       for (NamedExpression x : Scala.list(projection.get())) e.add((Expression) x);
-      e.add(perRow.count);
+      e.addAll(perRow.outputs());
       out = Scala.seq(e);
     } else if (!counting() && !existence()) {
       List<Expression> e = new ArrayList<>();

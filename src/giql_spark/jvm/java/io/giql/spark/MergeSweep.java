@@ -113,6 +113,7 @@ final class MergeSweep {
     final long nulls;             // bit k: vals[k] is NULL
     boolean matched;
     long n;                       // matches so far, in a per-row count
+    long[] sums;                  // a per-row count's running sums (PerRow.Acc), or null
 
     Ent(int rank, long lo, long hi, long ord, UnsafeRow row, boolean nullBound) {
       this(rank, lo, hi, ord, row, nullBound, null, 0);
@@ -576,6 +577,7 @@ final class MergeSweep {
     private final UnsafeProjection leftOnly;
     private final InternalRow nullRight;
     private final JoinedRow joined = new JoinedRow();
+    private final PerRow.Acc acc;
     private int u = -1;
     private Sweep sweep;
     private FileStream curL;
@@ -599,9 +601,10 @@ final class MergeSweep {
         this.pred = null;
         this.fast = null;
       }
+      this.acc = job.perRow == null ? null : job.perRow.acc(job.joinedAttrs);
       if (job.perRow != null) {
         this.result = UnsafeProjection.create(job.output,
-            Scala.concat(job.leftAttrs, Scala.seqOf(job.perRow.count)));
+            Scala.concat(job.leftAttrs, Scala.seq(job.perRow.outputs())));
       } else {
         this.result = job.count || job.output == null ? null
             : UnsafeProjection.create(job.output, job.joinedAttrs);
@@ -636,12 +639,15 @@ final class MergeSweep {
       return result.apply(joined.apply(l, nullRight));
     }
 
-    private final GenericInternalRow countRow = new GenericInternalRow(1);
+    /** Adds a join row (a pair, or {@code l} padded when {@code r} is null) to {@code l}'s sums. */
+    void sum(Ent l, UnsafeRow r) {
+      if (l.sums == null) l.sums = acc.fresh();
+      if (l.sums != null) acc.add(l.sums, joined.apply(l.row, r == null ? nullRight : r));
+    }
 
-    /** A per-row count's row: the left row's projection and its count. */
-    InternalRow countedRow(UnsafeRow l, long n) {
-      countRow.setLong(0, n);
-      return result.apply(joined.apply(l, countRow));
+    /** A per-row count's row: the left row's projection, its count and its sums. */
+    InternalRow countedRow(Ent l, long n) {
+      return result.apply(joined.apply(l.row, acc.row(n, l.sums)));
     }
 
     private boolean nextUnit() {
@@ -862,6 +868,7 @@ final class MergeSweep {
             return false;
           }
           l.n++;
+          t.sum(l, r.row);
           return false;
         }
         switch (kind) {
@@ -895,7 +902,8 @@ final class MergeSweep {
           if (done != null) done.set(l.ord);
           long v = perRow.value(l.n, kind == Kind.LEFT);
           if (v < 0) return false;
-          t.emit(t.countedRow(l.row, v));
+          if (l.n == 0) t.sum(l, null); // the padded join row
+          t.emit(t.countedRow(l, v));
           return true;
         }
         if (kind == Kind.LEFT || kind == Kind.ANTI) {
