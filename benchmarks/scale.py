@@ -19,7 +19,8 @@ for all rounds of a data set, warmed up untimed; peers: one interpreter per run)
   ``giql binned``: one strategy forced (its sizes still chosen by the cost model);
 - ``spark sql bin10k``: hand-written binned Spark SQL (10 kb bins, canonical-bin rule);
 - ``spark floor``: both sides read and aggregated, the least a Spark join costs;
-- ``polars-bio``: lazy ``scan_parquet`` marked zero-based, ``overlap`` to a LazyFrame,
+- ``polars-bio``: lazy ``scan_parquet`` marked zero-based, ``overlap`` to a LazyFrame (DataFusion
+  target partitions ``--polars-bio-partitions``, 2 by default: the cores Spark gets),
   ``select(pl.len())`` / ``sink_parquet`` (as its documentation runs it);
 - ``pyranges``: ``PyRanges.join`` on pandas frames read with ``pd.read_parquet``;
 - ``bioframe``: ``bioframe.overlap(..., how="inner")`` on pandas frames.
@@ -196,9 +197,11 @@ def render(rec: dict) -> str:
         "```", rec["command"], "```", "",
         f"giql_spark at commit {rec['code'].get('commit', '?')}, run from a frozen copy. Machine: "
         f"{rec['machine']['cores']} cores ({rec['machine']['cpu']}), {rec['machine']['memory_gib']} GiB, shared "
-        f"and noisy (1-minute load average {rec['load_before']:.1f} at the start, {rec['load_after']:.1f} at the "
-        f"end); Spark {rec['machine']['spark']} local[2], driver memory {rec['args']['driver_memory']}; "
-        f"{rec['machine']['java']}; peers: {rec['peers_versions']}.", "",
+        f"and noisy (1-minute load average {rec['load_before']:.1f} at the start, "
+        f"{'%.1f at the end' % rec['load_after'] if 'load_after' in rec else 'not taken at the end: the run was cut short'}"
+        f"); Spark {rec['machine']['spark']} local[2], driver memory {rec['args']['driver_memory']}; "
+        f"{rec['machine']['java']}; peers: {rec['peers_versions']}; polars-bio with "
+        f"{rec['args'].get('polars_bio_partitions', 1)} DataFusion target partition(s).", "",
         "Cells: median wall seconds (runs: min–max). `RSS`: peak resident memory of the contender's whole process "
         "tree in GiB (Spark: the driver, its JVM and Python workers, over all rounds of the data set; a peer: its "
         "largest run). Every peer runs as its own documentation shows (see the module docstring of `scale.py` and "
@@ -209,7 +212,7 @@ def render(rec: dict) -> str:
         if not d:
             continue
         lines += [f"## {data} × {data.split()[0]} ({d['profile']}: {gen.PROFILES[d['profile']]})", "",
-                  f"Pairs: {d['pairs']}", "",
+                  f"Pairs: {d.get('pairs') or pair_counts(d)}", "",
                   "| contender | count s | pairs written s | RSS GiB | count vs polars-bio | pairs vs polars-bio |",
                   "|---|---|---|---:|---:|---:|"]
         pb = d["contenders"].get("polars-bio", {}).get("runs", [])
@@ -225,6 +228,14 @@ def render(rec: dict) -> str:
     lines += [f"- {t}" for t in rec["targets"]] or ["- (nothing measured)"]
     lines += ["", "## Notes", ""] + [f"- {n}" for n in rec["notes"]] + [""]
     return "\n".join(lines)
+
+
+def pair_counts(d: dict) -> str:
+    """Whether every contender that finished found the same pairs."""
+    counts = {r["rows"] for n, c in d["contenders"].items() for r in c["runs"]
+              if r.get("rows") is not None and n != "spark floor"}  # the floor counts rows read, not pairs
+    return (f"{counts.pop():,}, the same for every contender and op that finished" if len(counts) == 1
+            else f"**MISMATCH**: {sorted(counts)}" if counts else "none finished")
 
 
 def targets(rec: dict) -> list[str]:
@@ -302,6 +313,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=900.0, help="per run, seconds")
     ap.add_argument("--driver-memory", default="12g")
     ap.add_argument("--shuffle-partitions", type=int, default=8)
+    ap.add_argument("--polars-bio-partitions", type=int, default=2,
+                    help="DataFusion target partitions for polars-bio (its default is 1): the cores Spark gets")
     ap.add_argument("--peers-python", default=os.environ.get("GIQL_BENCH_PEERS_PYTHON", sys.executable))
     ap.add_argument("--out", default=str(HERE / "SCALE.md"))
     ap.add_argument("--render", help="only rewrite --out (and the PNG) from this raw .json")
@@ -311,13 +324,17 @@ def main(argv=None) -> int:
     out = Path(args.out)
     if args.render:
         rec = json.loads(Path(args.render).read_text())
+        rec["notes"] = rec.get("notes", []) + list(args.note)
         rec["targets"] = targets(rec)
+        Path(args.render).write_text(json.dumps(rec, indent=1, default=str) + "\n")  # the notes stay with the runs
         out.write_text(render(rec))
         plot(rec, out.with_suffix(".png"))
         return 0
 
     started = _dt.datetime.now(_dt.timezone.utc)
     t_start = time.monotonic()
+    # peers.py reads it; the same 2 cores as Spark's local[2]
+    os.environ["GIQL_BENCH_POLARS_BIO_PARTITIONS"] = str(args.polars_bio_partitions)
     code = gen.snapshot_package(Path(tempfile.mkdtemp(prefix="giql-scale-")))
     import pyspark.sql
 
@@ -335,7 +352,8 @@ def main(argv=None) -> int:
     rec = {"command": shlex.join(["PYTHONPATH=src", "python", os.path.relpath(sys.argv[0])] + sys.argv[1:]),
            "started": started.isoformat(), "code": code, "machine": facts,
            "peers_versions": v.stdout.strip() or v.stderr.strip()[-200:], "load_before": os.getloadavg()[0],
-           "args": {"driver_memory": args.driver_memory, "repeats": args.repeats, "timeout": args.timeout},
+           "args": {"driver_memory": args.driver_memory, "repeats": args.repeats, "timeout": args.timeout,
+                    "polars_bio_partitions": args.polars_bio_partitions},
            "data_order": args.data.split(","), "results": {}, "notes": list(args.note)}
     raw = out.with_suffix(".json")
     tmp_root = Path(tempfile.mkdtemp(prefix="giql-scale-", dir=str(gen.DATA_DIR)))
@@ -351,10 +369,7 @@ def main(argv=None) -> int:
             d["contenders"][name] = {"runs": runs, "rss": rss}
             rec["minutes"] = (time.monotonic() - t_start) / 60
             raw.write_text(json.dumps(rec, indent=1, default=str) + "\n")  # partial results survive a kill
-        counts = {r["rows"] for n, c in d["contenders"].items() for r in c["runs"]
-                  if "rows" in r and n != "spark floor"}  # the floor counts rows read, not pairs
-        d["pairs"] = (f"{counts.pop():,}, the same for every contender and op that finished" if len(counts) == 1
-                      else f"**MISMATCH**: {sorted(counts)}" if counts else "none finished")
+        d["pairs"] = pair_counts(d)
     rec["load_after"] = os.getloadavg()[0]
     rec["minutes"] = (time.monotonic() - t_start) / 60
     rec["targets"] = targets(rec)
