@@ -149,6 +149,10 @@ def human_bp(n: int) -> str:
     return str(n)
 
 
+# Every strategy a run can force: the Python-worker and Spark-SQL ones, and the JVM operators.
+FORCEABLE = ("broadcast", "binned", "sweep", "naive", "jvm_broadcast", "jvm_sweep", "jvm_merge")
+
+
 def contenders(strategies: list[str], bin_sizes: list[int], tile_sizes: list[int]) -> dict[str, Contender]:
     cs = []
     for s in strategies:
@@ -516,8 +520,9 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0, help="per-run timeout in seconds")
     ap.add_argument("--budget-minutes", type=float, default=None, help="do not start a run past this wall time")
     ap.add_argument("--out", default=str(HERE / "OPTIMIZER.md"), help="markdown report; the JSON goes next to it")
-    ap.add_argument("--strategies", default="broadcast,binned,sweep,naive",
-                    help="forced strategies to run (the optimizer always runs)")
+    ap.add_argument("--strategies", default=",".join(FORCEABLE),
+                    help="forced strategies to run (the optimizer always runs); the jvm_* ones need the "
+                         "extension, which giql_spark.local_spark loads")
     ap.add_argument("--bin-sizes", default="2000,10000,50000,200000,1000000", help="binned bin sizes, one row each")
     ap.add_argument("--tile-sizes", default="2000000", help="sweep tile sizes, one row each")
     ap.add_argument("--naive-max-pairs", type=float, default=2e8,
@@ -534,8 +539,8 @@ def main(argv=None) -> int:
             ap.error(f"unknown profile {p!r}; known: {', '.join(PROFILES)}")
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     for s in strategies:
-        if s not in ("broadcast", "binned", "sweep", "naive"):
-            ap.error(f"unknown strategy {s!r}")
+        if s not in FORCEABLE:
+            ap.error(f"unknown strategy {s!r}; known: {', '.join(FORCEABLE)}")
     cmap = contenders(strategies, [int(b) for b in args.bin_sizes.split(",") if b],
                       [int(t) for t in args.tile_sizes.split(",") if t])
     cmdline = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0])] + sys.argv[1:])
