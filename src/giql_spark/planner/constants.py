@@ -37,7 +37,9 @@ DEFAULTS = {
     "broadcast_budget_bytes": 512 * 2**20,
     "broadcast_hash_bytes": 10 * 2**20,  # Spark's autoBroadcastJoinThreshold default
     "jvm_build_row": 6e-7,       # one build row collected, indexed and broadcast by the JVM operator
-    "jvm_probe_row": 3e-7,       # one probe row looked up in the JVM index (2 tasks at once)
+    # one probe row read and looked up in the JVM index (2 tasks at once): 1,000 x 10M rows,
+    # the 10M probed, took 1.13-1.14 s in benchmarks/OPTIMIZER.md, which 3e-7 put at 4 s
+    "jvm_probe_row": 5e-8,
     "jvm_index_bytes_per_row": 80.0,  # driver and executor memory of one JVM-indexed row
     "jvm_broadcast_budget_bytes": 2 * 2**30,
     "jvm_merge_row": 2e-7,       # one row of sorted Parquet read and swept by the merge join (2 tasks at once)
