@@ -25,8 +25,9 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     ``df1`` row has coverage 0, as does a row with a NULL chromosome or
     coordinate (as in bioframe). ``coverage`` has ``df1``'s start type.
     With giql-spark's JVM extension and no ``strategy``, each ``df1`` row's
-    bases are summed inside the JVM join (the merge of sorted files, else the
-    broadcast join with the merged ``df2`` indexed), without building pairs.
+    bases are summed inside the JVM join without building pairs: the
+    broadcast join with the merged ``df2`` indexed (merged, ``df2`` is no
+    longer a sorted file, so the merge join does not apply).
     With ``return_input=False`` only ``coverage`` is returned. Row order is
     not defined.
     """
