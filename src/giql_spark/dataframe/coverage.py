@@ -8,7 +8,7 @@ from pyspark.sql import functions as F
 from ..errors import GiqlSparkError
 from ..joins.spec import JoinSpec
 from .clusters import merged
-from .engine import counting_strategy, interval_join, strategy_options
+from .engine import counting_options, interval_join, strategy_options
 from .frames import checked, col, interval_cols, packed, strict_overlap_sql, unpacked
 from .overlap import ID, side_interval
 
@@ -42,11 +42,12 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     # suffices and pairs fewer rows than bioframe's overlap would.
     spec = JoinSpec(how="left", predicate="intersects", left=side_interval("l", c1),
                     right=side_interval("r", c2), condition=strict_overlap_sql("l", c1, "r", c2))
+    options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
     if strategy is None:
         # on a session with the extension, each df1 row's bases are summed inside the JVM
         # join (grouped by the row id: no pairs, no aggregate); else the planner's choice
-        strategy = counting_strategy(left, right, spec)
-    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
+        options = counting_options(left, right, spec) or options
+    joined = interval_join(left, right, spec, options)
     l, r = F.col("l"), F.col("r")
     # least/greatest skip NULLs: an unpaired row must add nothing, not its own length.
     bases = F.when(r.isNotNull(), F.least(l.getField(c1[2]), r.getField(c2[2]))

@@ -59,18 +59,19 @@ def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: di
 
 
 # The strategies that count a join per left row inside the JVM, without
-# building pairs (the extension's GroupedCount), in order of preference: the
-# merge reads sorted files with no shuffle; the broadcast indexes the right side.
-COUNTING = ("jvm_merge", "jvm_broadcast")
+# building pairs (the extension's GroupedCount), in order of preference, with
+# the options they need for it: the merge reads sorted files with no shuffle;
+# the broadcast counts only with the right side indexed.
+COUNTING = (("jvm_merge", {}), ("jvm_broadcast", {"build": "right"}))
 
 
-def counting_strategy(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | None:
-    """The strategy that counts ``spec``'s join per left row in the JVM, or
-    None where the session has no such strategy (no extension)."""
+def counting_options(left: DataFrame, right: DataFrame, spec: JoinSpec) -> dict | None:
+    """The options of the strategy that counts ``spec``'s join per left row
+    in the JVM, or None where the session has no such strategy (no extension)."""
     gone = registry.unavailable(left.sparkSession)
-    names = [n for n in COUNTING if n not in gone]
+    names = [n for n, _ in COUNTING if n not in gone]
     refused = registry.refusals(left, right, spec, skip=set(registry.STRATEGIES) - set(names))
-    return next((n for n in names if n not in refused), None)
+    return next(({"strategy": n, **opts} for n, opts in COUNTING if n in names and n not in refused), None)
 
 
 def nearest_candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec) -> DataFrame:

@@ -8,7 +8,7 @@ from pyspark.sql import functions as F
 from ..errors import GiqlSparkError
 from ..joins import count_overlaps as count_kernel
 from ..joins.spec import Interval, JoinSpec
-from .engine import counting_strategy, interval_join, strategy_options, stream_options
+from .engine import counting_options, interval_join, strategy_options, stream_options
 from .frames import (
     checked,
     distinct_names,
@@ -153,13 +153,14 @@ def count_overlaps(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, on=No
     left = packed(a, "l", F.monotonically_increasing_id().alias(ID))
     right = packed(b, "r")
     spec = overlap_spec("left", c1, c2, on)
+    options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
     if strategy is None:
-        strategy = counting_strategy(left, right, spec)
-        if strategy is None:
+        options = counting_options(left, right, spec)
+        if options is None:
             return count_kernel(a, b, _kernel_interval(c1, on), _kernel_interval(c2, on), column="count")
     # Grouped by the row id, the JVM operators report each df1 row once with
     # its count (no pairs, no aggregate); other strategies build the pairs.
-    joined = interval_join(left, right, spec, strategy_options(strategy, bin_size=bin_size, tile_size=tile_size))
+    joined = interval_join(left, right, spec, options)
     counted = joined.groupBy(ID).agg(F.first("l").alias("l"), F.count("r").alias("count"))
     return counted.select(*unpacked("l", df1.columns, ""), "count")
 
