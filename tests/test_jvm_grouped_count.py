@@ -112,6 +112,7 @@ def test_unsorted_right_side_is_exact_or_a_clear_error(jspark, tmp_path):
             run_grouped(jspark, join, select, group)
         except PySparkException as e:
             assert "is not sorted by (key, start)" in str(e)
+            assert "\tat " not in str(e) and len(str(e).splitlines()) == 1, str(e)[:300]
 
 
 def test_giql_group_by_reaches_the_per_row_count(tmp_path):

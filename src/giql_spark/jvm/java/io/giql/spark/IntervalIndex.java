@@ -317,7 +317,8 @@ public final class IntervalIndex implements HashedRelation, Serializable {
       long cap = Math.max(1024L, (long) n + (n >> 1));
       if (cap > Integer.MAX_VALUE - 16) {
         if (n >= Integer.MAX_VALUE - 16) {
-          throw new IllegalStateException("too many rows for one interval index");
+          throw Scala.userError("giql broadcast interval join: more than 2^31 rows for one interval index; "
+              + "use a partitioned strategy (jvm_sweep or binned)");
         }
         cap = Integer.MAX_VALUE - 16;
       }

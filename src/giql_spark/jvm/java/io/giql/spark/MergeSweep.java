@@ -856,7 +856,7 @@ final class MergeSweep {
         boolean old = prefix != null && prefix.nL.get(l.ord) && prefix.nR.get(r.ord);
         if (!old && prefix != null && prefix.doneUnmatched != null
             && prefix.doneUnmatched.get(l.ord)) {
-          throw new IllegalStateException(unsortedMessage(prefix.why));
+          throw Scala.userError(unsortedMessage(prefix.why));
         }
         boolean first = !l.matched;
         l.matched = true;
@@ -864,7 +864,7 @@ final class MergeSweep {
           // counted now, reported when the row retires; a row the first pass already reported
           // has all its pairs among the first pass's rows, so a new pair means its count was wrong
           if (prefix != null && prefix.done != null && prefix.done.get(l.ord)) {
-            if (!old) throw new IllegalStateException(unsortedMessage(prefix.why));
+            if (!old) throw Scala.userError(unsortedMessage(prefix.why));
             return false;
           }
           l.n++;

@@ -78,9 +78,11 @@ final class PerRow implements Serializable {
     private final int k;
     private final UnsafeProjection values;
     private final GenericInternalRow row;
+    private final List<Expression> exprs;
 
     private Acc(PerRow p, Seq<Attribute> joinedAttrs) {
       this.k = p.sums.size();
+      this.exprs = p.sums;
       List<Expression> casts = new ArrayList<>();
       for (Expression e : p.sums) {
         casts.add(new Cast(e, LongType$.MODULE$, Option.empty()));
@@ -100,7 +102,12 @@ final class PerRow implements Serializable {
       UnsafeRow v = values.apply(joined);
       for (int i = 0; i < k; i++) {
         if (v.isNullAt(i)) continue;
-        acc[i] = Math.addExact(acc[i], v.getLong(i));
+        try {
+          acc[i] = Math.addExact(acc[i], v.getLong(i));
+        } catch (ArithmeticException e) {
+          throw Scala.userError("giql per-row count: SUM(" + exprs.get(i).sql()
+              + ") overflows BIGINT for one left row");
+        }
         acc[k] |= 1L << i;
       }
     }
