@@ -10,7 +10,10 @@ start): uniform at 1M, 10M and 100M rows a side, heavy and middle at 10M. The 10
 are written a chromosome at a time, so generating them needs no more memory than chr1.
 
 Ops: ``count`` (``SELECT COUNT(*) ... INTERSECTS``) and ``pairs`` (every overlapping pair's
-chrom, start, end, start_, end_ written to Parquet).
+chrom, start, end, start_, end_ written to Parquet); and, with ``--ops``, the per-row
+operations ``count_overlaps`` and ``coverage`` (each left row with its count / covered bases,
+written to Parquet: ``gs.count_overlaps`` / ``gs.coverage`` of the registered tables, polars-bio's
+and bioframe's functions of the same names), checked by the rows written and the column's sum.
 
 Contenders, each in its own process per data set (Spark contenders: one local[2] Spark
 for all rounds of a data set, warmed up untimed; peers: one interpreter per run):
@@ -67,6 +70,11 @@ SPARK = {
     "spark floor": ("floor", {}),
 }
 PEERS = ("polars-bio", "pyranges", "bioframe")
+# ops: the join's pair count, its pairs written, and two per-row operations written to Parquet
+OP_TITLES = {"count": "count", "pairs": "pairs written", "count_overlaps": "count_overlaps written",
+             "coverage": "coverage written"}
+JOIN_OPS = ("count", "pairs")
+PER_ROW_OPS = {"count_overlaps": "count", "coverage": "coverage"}  # op -> its column
 
 
 # --------------------------------------------------------------------------- data
@@ -211,18 +219,23 @@ def render(rec: dict) -> str:
         d = rec["results"].get(data)
         if not d:
             continue
-        lines += [f"## {data} × {data.split()[0]} ({d['profile']}: {gen.PROFILES[d['profile']]})", "",
-                  f"Pairs: {d.get('pairs') or pair_counts(d)}", "",
-                  "| contender | count s | pairs written s | RSS GiB | count vs polars-bio | pairs vs polars-bio |",
-                  "|---|---|---|---:|---:|---:|"]
+        ops = ops_of(d)
+        lines += [f"## {data} × {data.split()[0]} ({d['profile']}: {gen.PROFILES[d['profile']]})", ""]
+        if any(op in JOIN_OPS for op in ops):
+            lines += [f"Pairs: {d.get('pairs') or pair_counts(d)}", ""]
+        if any(op in PER_ROW_OPS for op in ops):
+            lines += [f"Per-row results: {per_row_totals(d)}", ""]
+        lines += ["| contender | " + " | ".join(f"{OP_TITLES[op]} s" for op in ops) + " | RSS GiB | "
+                  + " | ".join(f"{op} vs polars-bio" for op in ops) + " |",
+                  "|---|" + "---|" * len(ops) + "---:|" + "---:|" * len(ops)]
         pb = d["contenders"].get("polars-bio", {}).get("runs", [])
         for name, c in d["contenders"].items():
             ratios = []
-            for op in ("count", "pairs"):
+            for op in ops:
                 a, b = median(c["runs"], op), median(pb, op)
                 ratios.append(f"{a / b:.2f}" if a and b else "")
-            lines.append(f"| {name} | {cell(c['runs'], 'count')} | {cell(c['runs'], 'pairs')} | "
-                         f"{c['rss'] / 2**30:.1f} | {ratios[0]} | {ratios[1]} |")
+            lines.append(f"| {name} | " + " | ".join(cell(c["runs"], op) for op in ops)
+                         + f" | {c['rss'] / 2**30:.1f} | " + " | ".join(ratios) + " |")
         lines.append("")
     lines += ["## Targets", ""]
     lines += [f"- {t}" for t in rec["targets"]] or ["- (nothing measured)"]
@@ -230,10 +243,32 @@ def render(rec: dict) -> str:
     return "\n".join(lines)
 
 
+def ops_of(d: dict) -> list[str]:
+    """The ops some contender ran on a data set, in OP_TITLES' order."""
+    ran = {r["op"] for c in d["contenders"].values() for r in c["runs"]}
+    return [op for op in OP_TITLES if op in ran]
+
+
+def per_row_totals(d: dict) -> str:
+    """Whether every contender found the same per-row results: the rows written and the sum of
+    the count (coverage) column, per op."""
+    out = []
+    for op, column in PER_ROW_OPS.items():
+        got = {(r["rows"], r.get("total")) for c in d["contenders"].values() for r in c["runs"]
+               if r["op"] == op and r.get("rows") is not None}
+        if len(got) == 1:
+            rows, total = got.pop()
+            out.append(f"{op}: {rows:,} rows, `{column}` summing to {total:,}, the same for every contender")
+        elif got:
+            out.append(f"{op}: **MISMATCH** (rows, sum): {sorted(got, key=str)}")
+    return "; ".join(out) or "none finished"
+
+
 def pair_counts(d: dict) -> str:
     """Whether every contender that finished found the same pairs."""
     counts = {r["rows"] for n, c in d["contenders"].items() for r in c["runs"]
-              if r.get("rows") is not None and n != "spark floor"}  # the floor counts rows read, not pairs
+              if r.get("rows") is not None and n != "spark floor"  # the floor counts rows read, not pairs
+              and r["op"] in JOIN_OPS}
     return (f"{counts.pop():,}, the same for every contender and op that finished" if len(counts) == 1
             else f"**MISMATCH**: {sorted(counts)}" if counts else "none finished")
 
@@ -272,8 +307,11 @@ def plot(rec: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
-    for ax, op in zip(axes, ("count", "pairs")):
+    ran = {r["op"] for d in rec["results"].values() for c in d["contenders"].values() for r in c["runs"]}
+    ops = [op for op in OP_TITLES if op in ran] or list(JOIN_OPS)
+    fig, axes = plt.subplots(1, len(ops), figsize=(5.5 * len(ops), 4.5), sharey=True, squeeze=False)
+    axes = axes[0]
+    for ax, op in zip(axes, ops):
         names = sorted({n for d in SIZES if d in rec["results"] for n in rec["results"][d]["contenders"]})
         for name in names:
             xs, ys = [], []
@@ -288,10 +326,10 @@ def plot(rec: dict, path: Path) -> None:
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("rows a side (uniform)")
-        ax.set_title("count" if op == "count" else "pairs written to Parquet")
+        ax.set_title("count" if op == "count" else f"{OP_TITLES[op]} to Parquet")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("wall seconds (median)")
-    axes[1].legend(fontsize=8)
+    axes[-1].legend(fontsize=8)
     fig.suptitle("Interval join time against size, 2 cores (missing points: out of memory or time)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -11,7 +11,9 @@ the written files after the timer stops) or ``{"op", "round", "error"}``.
 A first line gives the versions. Kinds:
 
 - ``giql``: ``Session(spark, strategy=..., ...)``, the files registered as
-  ``l`` and ``r``, the GIQL query (count, or the pairs written to Parquet);
+  ``l`` and ``r``, the GIQL query (count, or the pairs written to Parquet), or
+  ``gs.count_overlaps`` / ``gs.coverage`` of the two tables written to Parquet
+  (``total``: the sum of the count / coverage column, read after the timer);
 - ``sql``: hand-written binned Spark SQL (10 kb bins, the canonical-bin
   condition, no DISTINCT), over the same files;
 - ``floor``: both sides read and aggregated (COUNT and MAX of start and end),
@@ -40,12 +42,37 @@ SELECT {select} FROM lb a JOIN rb b ON a.chrom = b.chrom AND a.bin = b.bin
 WHERE a.start < b.`end` AND a.`end` > b.start AND a.bin = greatest(a.start div 10000, b.start div 10000)
 """
 BIN10K_PAIRS = "a.chrom, a.start, a.`end`, b.start AS start_, b.`end` AS end_"
+PER_ROW_COLUMN = {"count_overlaps": "count", "coverage": "coverage"}
+
+
+def _count_overlaps(a, b):
+    import giql_spark as gs
+
+    return gs.count_overlaps(a, b)
+
+
+def _coverage(a, b):
+    import giql_spark as gs
+
+    return gs.coverage(a, b)
+
+
+PER_ROW = {"count_overlaps": _count_overlaps, "coverage": _coverage}
 
 
 def parquet_rows(path: Path) -> int:
     import pyarrow.parquet as pq
 
     return sum(pq.read_metadata(f).num_rows for f in Path(path).rglob("*.parquet"))
+
+
+def column_total(path: Path, column: str) -> int:
+    """The sum of ``column`` over the Parquet files under ``path`` (a per-row op's checksum)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    return sum(int(pc.sum(pq.read_table(f, columns=[column])[column]).as_py() or 0)
+               for f in Path(path).rglob("*.parquet"))
 
 
 def action(spark, fn, timeout: float):
@@ -83,8 +110,13 @@ def one(spark, cfg: dict, op: str, left: str, right: str, outdir: Path):
         s.register("r", right)
         if op == "count":
             return s.sql(COUNT).collect()[0][0]
+        if op in PER_ROW:  # the DataFrame API over the registered tables, as a user calls it
+            PER_ROW[op](s.table("l"), s.table("r")).write.mode("overwrite").parquet(str(outdir))
+            return None
         s.sql(PAIRS).write.mode("overwrite").parquet(str(outdir))
         return None
+    if op in PER_ROW:
+        raise ValueError(f"{op} is an operation of giql-spark's DataFrame API only")
     spark.read.parquet(left).createOrReplaceTempView("l")
     spark.read.parquet(right).createOrReplaceTempView("r")
     if kind == "sql":
@@ -116,7 +148,7 @@ def main(path: str) -> int:
             print(json.dumps({"warmup_error": str(e).splitlines()[0][:300]}), flush=True)
     for r in range(cfg["repeats"]):
         for op in cfg["ops"]:
-            if op == "pairs" and cfg["kind"] == "floor":
+            if (op == "pairs" and cfg["kind"] == "floor") or (op in PER_ROW and cfg["kind"] != "giql"):
                 continue
             spark.sparkContext._jvm.System.gc()
             rec = {"op": op, "round": r}
@@ -125,7 +157,9 @@ def main(path: str) -> int:
             try:
                 n = action(spark, lambda: one(spark, cfg, op, cfg["left"], cfg["right"], target), cfg["timeout"])
                 rec["seconds"] = time.perf_counter() - t0
-                rec["rows"] = parquet_rows(target) if op == "pairs" else n
+                rec["rows"] = parquet_rows(target) if n is None else n
+                if op in PER_ROW_COLUMN:
+                    rec["total"] = column_total(target, PER_ROW_COLUMN[op])
                 shutil.rmtree(target, ignore_errors=True)  # 100M x 100M pairs fill the disk
             except Exception as e:  # a failure or a timeout is reported, the next run goes on
                 rec["error"] = " ".join(str(e).split())[:300]
