@@ -12,6 +12,7 @@ import random
 from collections import Counter
 
 import pytest
+from pyspark.sql import functions as F
 from pyspark.errors import PySparkException
 
 from giql_spark.jvm.join import band_sql
@@ -201,6 +202,17 @@ def test_count_overlaps_and_coverage_per_row_in_the_jvm(jspark, tmp_path, seed):
         assert PER_ROW in plan and operator in plan and "Aggregate" not in plan, plan
         got = Counter((r["id"], r["chrom"], r["s"], r["e"], r["count"]) for r in df.collect())
         assert got == want(), operator
+        # An aggregate over the result prunes the left side under the row id's Project: the
+        # same operator still plans, and counts the same.
+        for total in (df.agg(F.sum("count").alias("n")),
+                      df.groupBy("chrom").agg(F.sum("count").alias("n"))):
+            plan = total._jdf.queryExecution().executedPlan().toString()
+            assert operator in plan, plan
+            by_chrom = Counter()
+            for (_, chrom, _, _, n), k in want().items():
+                by_chrom[chrom if "chrom" in total.columns else None] += n * k
+            got = {r["chrom"] if "chrom" in total.columns else None: r["n"] for r in total.collect()}
+            assert got == dict(by_chrom), operator
 
         # df2 is merged first, so no longer a sorted file: the broadcast sums
         df = gs.coverage(d1, d2, cols1=cols, cols2=cols)

@@ -26,6 +26,7 @@ import org.apache.spark.sql.catalyst.plans.LeftOuter$;
 import org.apache.spark.sql.catalyst.plans.LeftSemi$;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.execution.datasources.DataSourceStrategy$;
 import org.apache.spark.sql.execution.datasources.FileStatusWithMetadata;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
@@ -178,10 +179,63 @@ final class MergePlanner {
         rhi, Option.apply(res), projection, countOutput, plan);
   }
 
+  /**
+   * {@code p} with a Project over a Project made one, where Spark leaves them apart because the
+   * lower one is not deterministic: a row id ({@code monotonically_increasing_id()}) under the
+   * pruning Project that an aggregate over the join puts above it. Each of the lower's
+   * non-deterministic expressions must be read at most once by the upper one, so it is still
+   * evaluated once per row; the upper one's output attributes keep their ids. {@code p} itself
+   * where there is nothing to collapse.
+   */
+  static LogicalPlan collapsed(LogicalPlan p) {
+    if (!(p instanceof Project) || !(((Project) p).child() instanceof Project)) return p;
+    Project up = (Project) p;
+    Project lo = (Project) up.child();
+    java.util.Map<ExprId, Expression> defs = new java.util.HashMap<>();
+    for (NamedExpression e : Scala.list(lo.projectList())) {
+      defs.put(e.exprId(), e instanceof Alias ? ((Alias) e).child() : (Expression) e);
+    }
+    java.util.Map<ExprId, Integer> reads = new java.util.HashMap<>();
+    List<NamedExpression> out = new ArrayList<>();
+    for (NamedExpression ne : Scala.list(up.projectList())) {
+      if (!((Expression) ne).deterministic()) return p;
+      Expression body = (ne instanceof Alias ? ((Alias) ne).child() : (Expression) ne)
+          .transformUp(new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
+            @Override
+            public boolean isDefinedAt(Expression x) {
+              return x instanceof Attribute && defs.containsKey(((Attribute) x).exprId());
+            }
+
+            @Override
+            public Expression apply(Expression x) {
+              reads.merge(((Attribute) x).exprId(), 1, Integer::sum);
+              return defs.get(((Attribute) x).exprId());
+            }
+          });
+      for (Attribute a : Scala.list(body.references().toSeq())) {
+        if (!lo.child().outputSet().contains(a)) return p; // not from below the lower Project
+      }
+      if (body instanceof NamedExpression && ((NamedExpression) body).exprId().equals(ne.exprId())) {
+        out.add((NamedExpression) body);
+      } else {
+        out.add(new Alias(body, ne.name(), ne.exprId(), ne.qualifier(), Option.empty(), Scala.seqOf()));
+      }
+    }
+    for (java.util.Map.Entry<ExprId, Integer> r : reads.entrySet()) {
+      // a non-deterministic expression read twice would be evaluated twice
+      if (!defs.get(r.getKey()).deterministic() && r.getValue() > 1) return p;
+    }
+    return collapsed(new Project(Scala.seq(out), lo.child()));
+  }
+
   /** A side as a Parquet scan, or null with why. */
   static MergeIntervalJoinExec.Side side(LogicalPlan p, String name, String[] why) {
     Option<Tuple3<Seq<NamedExpression>, Seq<Expression>, LogicalPlan>> m =
         PhysicalOperation$.MODULE$.unapply(p);
+    if (m.isEmpty() || !(m.get()._3() instanceof LogicalRelation)) {
+      LogicalPlan c = collapsed(p);
+      if (c != p) m = PhysicalOperation$.MODULE$.unapply(c);
+    }
     if (m.isEmpty() || !(m.get()._3() instanceof LogicalRelation)) {
       why[0] = name + " side is not a scan of files (with filters and projections): "
           + (m.isEmpty() ? p.nodeName() : m.get()._3().nodeName());
