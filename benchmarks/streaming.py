@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Streaming benchmark: giql-spark's stream-stream joins against Spark's built-in stream-stream join.
 
-    PYTHONPATH=src python benchmarks/streaming.py --rows 10000000 --batches 100 --time-limit 1200 \
+    PYTHONPATH=src python benchmarks/streaming.py --rows 10000000 --batches 100 --time-limit spark=900 \
         --out benchmarks/STREAMING.md
 
 Two sorted streams (``--rows`` intervals each over 23 chromosomes, widths drawn uniformly from
@@ -142,8 +142,8 @@ def worker(args) -> None:
     q = (df.writeStream.format("noop").option("checkpointLocation", checkpoint)
          .trigger(availableNow=True).start())
     stopped = False
-    if args.time_limit:
-        stopped = not q.awaitTermination(args.time_limit)
+    if float(args.time_limit):
+        stopped = not q.awaitTermination(float(args.time_limit))
         if stopped:  # the micro-batch under way is abandoned; the finished ones are reported
             q.stop()
     else:
@@ -169,16 +169,23 @@ def worker(args) -> None:
     shutil.rmtree(checkpoint, ignore_errors=True)
     spark.stop()
     Path(args.result).write_text(json.dumps({"wall": wall, "batches": batches, "stopped": stopped,
-                                             "limit": args.time_limit}))
+                                             "limit": float(args.time_limit)}))
 
 
 # --------------------------------------------------------------------------- driver
+def limit_for(spec: str, engine: str) -> float:
+    """``--time-limit``'s seconds for ``engine``: one number for all, or 'engine=seconds,...'."""
+    if "=" not in spec:
+        return float(spec)
+    return float(dict(x.split("=", 1) for x in spec.split(",")).get(engine, 0))
+
+
 def run(args, join: str, engine: str) -> dict:
     result = Path(tempfile.mkstemp(prefix="giql-streaming-", suffix=".json")[1])
     cmd = [sys.executable, __file__, "--worker", "--join", join, "--engine", engine, "--result", str(result),
            "--data", str(args.data), "--window", str(args.window), "--max-width", str(args.max_width),
            "--master", args.master, "--partitions", str(args.partitions), "--driver-memory", args.driver_memory,
-           "--time-limit", str(args.time_limit)]
+           "--time-limit", str(limit_for(args.time_limit, engine))]
     print(f"[{join} {engine}] {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     with TreePeak(proc.pid) as peak:
@@ -236,7 +243,9 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
     for r in results:
         done = (f"{len(r['batches'])} of {args.batches}, stopped at the {r['limit']:.0f} s limit"
                 if r.get("stopped") else f"{len(r['batches'])}")
-        lines.append(f"| {r['join']} | {r['engine']} | {r['wall']:.1f} | {r['rate']:,.0f} | {done} | "
+        rate = (f"{r['rate']:,.0f}" if r["batches"] or not r.get("stopped")
+                else f"none finished in {r['limit']:.0f} s")
+        lines.append(f"| {r['join']} | {r['engine']} | {r['wall']:.1f} | {rate} | {done} | "
                      f"{r['peak_state']:,} | {r['rss'] / 2**30:.2f} | {r['output']:,} |")
     done = {j: [r["output"] for r in results if r["join"] == j and not r.get("stopped")] for j in JOINS}
     lines += ["", "Pairs agree between the engines: " + ", ".join(
@@ -270,9 +279,9 @@ def main() -> None:
     ap.add_argument("--partitions", type=int, default=2)
     ap.add_argument("--driver-memory", default="4g")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--time-limit", type=float, default=0.0,
-                    help="seconds per (join, engine) run; a run still going is stopped and its finished "
-                         "micro-batches reported (0: no limit)")
+    ap.add_argument("--time-limit", default="0",
+                    help="seconds per (join, engine) run, or per engine ('spark=900,giql=0'); a run still "
+                         "going is stopped and its finished micro-batches reported (0: no limit)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--join", help=argparse.SUPPRESS)
     ap.add_argument("--engine", help=argparse.SUPPRESS)
