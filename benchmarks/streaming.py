@@ -217,11 +217,15 @@ def plot(results: list[dict], path: Path) -> None:
         for r in (r for r in results if r["join"] == join):
             times = [datetime.fromisoformat(b["time"].replace("Z", "+00:00")).timestamp() for b in r["batches"]]
             x = [t - times[0] for t in times] if times else []
-            ax.plot(x, [b["state"] for b in r["batches"]], label=f"{r['engine']} (peak {r['peak_state']:,})")
+            # a run stopped after a few micro-batches has a few points: markers keep them visible
+            ax.plot(x, [b["state"] for b in r["batches"]], marker="o" if len(x) < 10 else None,
+                    label=f"{r['engine']} (peak {r['peak_state']:,}"
+                          + (f", {len(x)} micro-batch(es) before the time limit)" if r.get("stopped") else ")"))
+        ax.set_yscale("log")  # the two engines' state differs by orders of magnitude
         ax.set_title(join)
         ax.set_xlabel("seconds since the first micro-batch")
         ax.set_ylabel("rows in state")
-        ax.legend()
+        ax.legend(loc="center right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -260,6 +264,8 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
         "micro-batch, including the first micro-batch's start-up. A run stopped at the time limit "
         "(`--time-limit`) counts only its finished micro-batches, over the time to the end of the last "
         "one; its pairs are those micro-batches' and are not compared."]
+    if args.note:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in args.note]
     return "\n".join(lines) + "\n"
 
 
@@ -282,6 +288,9 @@ def main() -> None:
     ap.add_argument("--time-limit", default="0",
                     help="seconds per (join, engine) run, or per engine ('spark=900,giql=0'); a run still "
                          "going is stopped and its finished micro-batches reported (0: no limit)")
+    ap.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
+    ap.add_argument("--render", metavar="JSON", help="only rewrite --out and its PNG from this run's JSON (pass "
+                                                      "the run's data options again)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--join", help=argparse.SUPPRESS)
     ap.add_argument("--engine", help=argparse.SUPPRESS)
@@ -290,16 +299,25 @@ def main() -> None:
     if args.worker:
         return worker(args)
     args.data = Path(args.data or Path(tempfile.gettempdir()) / f"giql-streaming-{args.rows}-{args.batches}")
+    out = Path(args.out)
+    png = out.with_suffix(".png")
+    if args.render:
+        saved = json.loads(Path(args.render).read_text())
+        results, command = (saved["results"], saved["command"]) if isinstance(saved, dict) else (saved, "")
+        plot(results, png)
+        out.write_text(report(args, results, command or "(not recorded)", png))
+        if Path(args.render).resolve() != out.with_suffix(".json").resolve():
+            out.with_suffix(".json").write_text(json.dumps({"command": command, "results": results}, indent=1))
+        print(f"wrote {out}, {png}")
+        return
     t0 = time.time()
     generate(args.data, args.rows, args.batches, args.gap, args.min_width, args.max_width, args.seed)
     print(f"data in {args.data} ({time.time() - t0:.1f} s)", flush=True)
     results = [run(args, j, e) for j in args.joins.split(",") for e in args.engines.split(",")]
-    out = Path(args.out)
-    png = out.with_suffix(".png")
     plot(results, png)
     command = "PYTHONPATH=src python benchmarks/streaming.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     out.write_text(report(args, results, command, png))
-    out.with_suffix(".json").write_text(json.dumps(results, indent=1))
+    out.with_suffix(".json").write_text(json.dumps({"command": command, "results": results}, indent=1))
     print(f"wrote {out}, {png}")
 
 
