@@ -221,3 +221,23 @@ def test_count_overlaps_and_coverage_per_row_in_the_jvm(jspark, tmp_path, seed):
             "BroadcastIntervalJoin")[0], plan
         got = Counter((r["id"], r["chrom"], r["s"], r["e"], r["coverage"]) for r in df.collect())
         assert got == covered(), operator
+
+
+def test_a_sum_overflowing_bigint_fails_with_one_line(jspark, tmp_path):
+    """Two right rows at 2^62 sum past BIGINT for the one left row: the per-row sum fails the
+    query, as ANSI SUM does, with its own message on one line (no wrapped value, no Java stack)."""
+    big = 2**62
+    left = [{"id": 1, "chrom": "c1", "s": 0, "e": big + 100, "name": "a", "score": 1.0}]
+    right = [{"id": i, "chrom": "c1", "s": big, "e": big + 10, "name": "b", "score": 1.0} for i in (1, 2)]
+    write(tmp_path / "l", left, row_group=10)
+    write(tmp_path / "r", right, row_group=10)
+    register(jspark, "l", str(tmp_path / "l"))
+    register(jspark, "r", str(tmp_path / "r"))
+    marker = band_sql(["a.chrom"], "a.s", "a.e", ["b.chrom"], "b.s", "b.e")
+    df = jspark.sql(f"SELECT a.id, sum(b.s) AS t FROM l a JOIN r b ON {marker} GROUP BY a.id")
+    assert PER_ROW in df._jdf.queryExecution().executedPlan().toString()
+    with pytest.raises(PySparkException) as e:
+        df.collect()
+    text = str(e.value)
+    assert "giql per-row count: SUM(" in text and "overflows BIGINT" in text, text[:300]
+    assert "\tat " not in text and len(text.splitlines()) == 1, text[:300]
