@@ -97,6 +97,17 @@ def bioframe(op: str, left: str, right: str, out: Path) -> int:
 
 
 PER_ROW = {"count_overlaps": "count", "coverage": "coverage"}  # op -> the column it adds
+
+
+def column_total(path: Path, column: str) -> int:
+    """The sum of ``column`` over the Parquet files under ``path`` (a per-row op's checksum)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    return sum(int(pc.sum(pq.read_table(f, columns=[column])[column]).as_py() or 0)
+               for f in sorted(Path(path).rglob("*.parquet")))
+
+
 TOOLS = {"polars-bio": polars_bio, "pyranges": pyranges, "bioframe": bioframe}
 MODULES = {"polars-bio": "polars_bio", "pyranges": "pyranges", "bioframe": "bioframe"}
 
@@ -115,11 +126,7 @@ def main(argv: list[str]) -> int:
         rows = sum(pq.ParquetFile(p).metadata.num_rows for p in sorted(Path(out).glob("*.parquet")))
     rec = {"seconds": seconds, "rows": rows}
     if op in PER_ROW:  # a checksum of the per-row results, read after the timer
-        import pyarrow.compute as pc
-        import pyarrow.parquet as pq
-
-        rec["total"] = sum(int(pc.sum(pq.read_table(f, columns=[PER_ROW[op]])[PER_ROW[op]]).as_py() or 0)
-                           for f in sorted(Path(out).glob("*.parquet")))
+        rec["total"] = column_total(Path(out), PER_ROW[op])
     print(json.dumps(rec))
     return 0
 

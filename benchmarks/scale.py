@@ -53,6 +53,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import joins as gen  # noqa: E402  (data generator, machine facts, frozen package copy)
+from peers import PER_ROW  # noqa: E402  (the per-row ops and their columns)
 from rss import TreePeak  # noqa: E402
 
 DATA = {  # name -> (profile, rows a side)
@@ -74,7 +75,6 @@ PEERS = ("polars-bio", "pyranges", "bioframe")
 OP_TITLES = {"count": "count", "pairs": "pairs written", "count_overlaps": "count_overlaps written",
              "coverage": "coverage written"}
 JOIN_OPS = ("count", "pairs")
-PER_ROW_OPS = {"count_overlaps": "count", "coverage": "coverage"}  # op -> its column
 
 
 # --------------------------------------------------------------------------- data
@@ -200,7 +200,7 @@ def cell(runs: list[dict], op: str) -> str:
 def render(rec: dict, png: str = "SCALE.png") -> str:
     lines = [
         ("# Per-row operations: count_overlaps and coverage" if all(
-            op in PER_ROW_OPS for d in rec["results"].values() for op in ops_of(d))
+            op in PER_ROW for d in rec["results"].values() for op in ops_of(d))
          else "# Scale benchmark: interval joins, 1M to 100M rows a side"), "",
         f"Date: {rec['started'][:16]} UTC; the run took {rec['minutes']:.0f} min. Made by `benchmarks/scale.py`; "
         f"raw runs in the `.json` next to this file, plot in `{png}`.", "",
@@ -225,7 +225,7 @@ def render(rec: dict, png: str = "SCALE.png") -> str:
         lines += [f"## {data} × {data.split()[0]} ({d['profile']}: {gen.PROFILES[d['profile']]})", ""]
         if any(op in JOIN_OPS for op in ops):
             lines += [f"Pairs: {d.get('pairs') or pair_counts(d)}", ""]
-        if any(op in PER_ROW_OPS for op in ops):
+        if any(op in PER_ROW for op in ops):
             lines += [f"Per-row results: {per_row_totals(d)}", ""]
         lines += ["| contender | " + " | ".join(f"{OP_TITLES[op]} s" for op in ops) + " | RSS GiB | "
                   + " | ".join(f"{op} vs polars-bio" for op in ops) + " |",
@@ -255,7 +255,7 @@ def per_row_totals(d: dict) -> str:
     """Whether every contender found the same per-row results: the rows written and the sum of
     the count (coverage) column, per op."""
     out = []
-    for op, column in PER_ROW_OPS.items():
+    for op, column in PER_ROW.items():
         got = {(r["rows"], r.get("total")) for c in d["contenders"].values() for r in c["runs"]
                if r["op"] == op and r.get("rows") is not None}
         if len(got) == 1:

@@ -31,6 +31,9 @@ import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from peers import PER_ROW, column_total  # noqa: E402  (op -> its column; the checksum)
 
 COUNT = "SELECT COUNT(*) FROM l a JOIN r b ON a.interval INTERSECTS b.interval"
 PAIRS = ("SELECT a.chrom, a.start, a.end, b.start AS start_, b.end AS end_ "
@@ -42,37 +45,12 @@ SELECT {select} FROM lb a JOIN rb b ON a.chrom = b.chrom AND a.bin = b.bin
 WHERE a.start < b.`end` AND a.`end` > b.start AND a.bin = greatest(a.start div 10000, b.start div 10000)
 """
 BIN10K_PAIRS = "a.chrom, a.start, a.`end`, b.start AS start_, b.`end` AS end_"
-PER_ROW_COLUMN = {"count_overlaps": "count", "coverage": "coverage"}
-
-
-def _count_overlaps(a, b):
-    import giql_spark as gs
-
-    return gs.count_overlaps(a, b)
-
-
-def _coverage(a, b):
-    import giql_spark as gs
-
-    return gs.coverage(a, b)
-
-
-PER_ROW = {"count_overlaps": _count_overlaps, "coverage": _coverage}
 
 
 def parquet_rows(path: Path) -> int:
     import pyarrow.parquet as pq
 
     return sum(pq.read_metadata(f).num_rows for f in Path(path).rglob("*.parquet"))
-
-
-def column_total(path: Path, column: str) -> int:
-    """The sum of ``column`` over the Parquet files under ``path`` (a per-row op's checksum)."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    return sum(int(pc.sum(pq.read_table(f, columns=[column])[column]).as_py() or 0)
-               for f in Path(path).rglob("*.parquet"))
 
 
 def action(spark, fn, timeout: float):
@@ -110,8 +88,8 @@ def one(spark, cfg: dict, op: str, left: str, right: str, outdir: Path):
         s.register("r", right)
         if op == "count":
             return s.sql(COUNT).collect()[0][0]
-        if op in PER_ROW:  # the DataFrame API over the registered tables, as a user calls it
-            PER_ROW[op](s.table("l"), s.table("r")).write.mode("overwrite").parquet(str(outdir))
+        if op in PER_ROW:  # gs.count_overlaps / gs.coverage over the registered tables, as a user calls them
+            getattr(gs, op)(s.table("l"), s.table("r")).write.mode("overwrite").parquet(str(outdir))
             return None
         s.sql(PAIRS).write.mode("overwrite").parquet(str(outdir))
         return None
@@ -158,8 +136,8 @@ def main(path: str) -> int:
                 n = action(spark, lambda: one(spark, cfg, op, cfg["left"], cfg["right"], target), cfg["timeout"])
                 rec["seconds"] = time.perf_counter() - t0
                 rec["rows"] = parquet_rows(target) if n is None else n
-                if op in PER_ROW_COLUMN:
-                    rec["total"] = column_total(target, PER_ROW_COLUMN[op])
+                if op in PER_ROW:
+                    rec["total"] = column_total(target, PER_ROW[op])
                 shutil.rmtree(target, ignore_errors=True)  # 100M x 100M pairs fill the disk
             except Exception as e:  # a failure or a timeout is reported, the next run goes on
                 rec["error"] = " ".join(str(e).split())[:300]
