@@ -148,13 +148,19 @@ final class MergeSweep {
     private final boolean nullKeys;
     private final boolean keepNullBounds;
     private final boolean check;
-    private final BasePredicate filter;
+    private final ScanFilter filter;
     private final UnsafeProjection project;
     private final UnsafeProjection keyProj;
     private final UnsafeProjection bounds;
     // lean: [key, lo, hi, residual columns] straight from the scan row, no side row kept
     private final UnsafeProjection lean;
     private final boolean[] leanInt;
+    // lean with the key read off the column vector: [lo, hi, residual columns]
+    private final UnsafeProjection leanNoKey;
+    private final KeyColumn keyCol;
+    // with keyCol, the same read straight off the vectors when all are plain (else null)
+    private final LongColumn[] cols;
+    private boolean fromBatch;
     private int file = -1;
     private Iterator<Object> it;
     private ColumnarBatch batch;
@@ -198,9 +204,20 @@ final class MergeSweep {
         for (int c : leanCols) es.add(spec.project.apply(c));
         this.lean = UnsafeProjection.create(Scala.seq(es));
         this.leanInt = leanInt;
+        this.keyCol = KeyColumn.of(es.get(0), ranks);
+        this.leanNoKey = keyCol == null ? null
+            : UnsafeProjection.create(Scala.seq(es.subList(1, es.size())));
+        LongColumn[] c = keyCol == null ? null : new LongColumn[es.size() - 1];
+        for (int i = 1; c != null && i < es.size(); i++) {
+          if ((c[i - 1] = LongColumn.of(es.get(i))) == null) c = null;
+        }
+        this.cols = c;
       } else {
+        this.cols = null;
         this.lean = null;
         this.leanInt = null;
+        this.keyCol = null;
+        this.leanNoKey = null;
       }
       this.spec = spec;
       this.files = files;
@@ -208,12 +225,7 @@ final class MergeSweep {
       this.nullKeys = nullKeys;
       this.keepNullBounds = keepNullBounds;
       this.check = check;
-      if (spec.filter != null) {
-        this.filter = Predicate.create(spec.filter, Scala.seqOf());
-        this.filter.initialize(TaskContext.getPartitionId());
-      } else {
-        this.filter = null;
-      }
+      this.filter = ScanFilter.of(spec.filter);
       this.project = UnsafeProjection.create(spec.project);
       this.keyProj = UnsafeProjection.create(Scala.seqOf(spec.key));
       this.bounds = UnsafeProjection.create(Scala.seqOf(spec.lo, spec.hi));
@@ -232,8 +244,16 @@ final class MergeSweep {
             batch = (ColumnarBatch) o;
             batchRow = 0;
             batchRows = batch.numRows();
+            fromBatch = true;
+            if (keyCol != null) keyCol.batch(batch);
+            if (cols != null) {
+              for (LongColumn c : cols) c.batch(batch);
+            }
+            if (filter != null) filter.batch(batch);
             continue;
           }
+          if (fromBatch && filter != null) filter.batch(null);
+          fromBatch = false;
           return (InternalRow) o;
         }
         if (it instanceof Closeable) {
@@ -336,13 +356,33 @@ final class MergeSweep {
         InternalRow scan = nextScanRow();
         if (scan == null) return null;
         rowsRead++;
-        if (filter != null && !filter.eval(scan)) continue;
-        UnsafeRow p = lean.apply(scan);
+        if (filter != null && !filter.eval(scan, batchRow - 1)) continue;
+        UnsafeRow p;
         int rank;
-        if (p.isNullAt(0)) {
+        int o;  // where lo is in p, less one
+        if (keyCol != null && fromBatch) {
+          int row = batchRow - 1;
+          rank = keyCol.rank(row);
+          if (rank == KeyColumn.NULL) {
+            if (!nullKeys) continue;
+          } else {
+            if (nullKeys || rank == KeyColumn.ABSENT) continue;
+            lastKey = keyCol.key;
+            lastRank = rank;
+          }
+          if (cols != null) {
+            Ent e = columnar(rank, row);
+            if (e != null) return e;
+            continue;
+          }
+          p = leanNoKey.apply(scan);
+          o = -1;
+        } else if ((p = lean.apply(scan)).isNullAt(0)) {
+          o = 0;
           if (!nullKeys) continue;
           rank = -1;
         } else {
+          o = 0;
           if (nullKeys) continue;
           Object key = spec.stringKey ? p.getUTF8String(0) : (Object) keyValue(p);
           if (lastKey != null && lastKey.equals(key)) {
@@ -359,17 +399,38 @@ final class MergeSweep {
         long[] vals = n == 0 ? null : new long[n];
         long nulls = 0;
         for (int k = 0; k < n; k++) {
-          if (p.isNullAt(3 + k)) nulls |= 1L << k;
-          else vals[k] = leanInt[k] ? p.getInt(3 + k) : p.getLong(3 + k);
+          if (p.isNullAt(o + 3 + k)) nulls |= 1L << k;
+          else vals[k] = leanInt[k] ? p.getInt(o + 3 + k) : p.getLong(o + 3 + k);
         }
-        if (rank < 0 || p.isNullAt(1) || p.isNullAt(2)) {
+        if (rank < 0 || p.isNullAt(o + 1) || p.isNullAt(o + 2)) {
           if (rank >= 0 && !keepNullBounds) continue;
           return new Ent(rank, 0, 0, ord++, null, true, vals, nulls);
         }
-        long x = p.getLong(1);
-        long y = p.getLong(2);
+        long x = p.getLong(o + 1);
+        long y = p.getLong(o + 2);
         return new Ent(rank, Math.min(x, y), Math.max(x, y), ord++, null, false, vals, nulls);
       }
+    }
+
+    /** {@link #readLean}'s row {@code row} of the batch off its vectors; null: skip it. */
+    private Ent columnar(int rank, int row) {
+      int n = cols.length - 2;
+      long[] vals = n == 0 ? null : new long[n];
+      long nulls = 0;
+      for (int k = 0; k < n; k++) {
+        LongColumn c = cols[2 + k];
+        if (c.isNull(row)) nulls |= 1L << k;
+        else vals[k] = c.get(row);
+      }
+      LongColumn lo = cols[0];
+      LongColumn hi = cols[1];
+      if (rank < 0 || lo.isNull(row) || hi.isNull(row)) {
+        if (rank >= 0 && !keepNullBounds) return null;
+        return new Ent(rank, 0, 0, ord++, null, true, vals, nulls);
+      }
+      long x = lo.get(row);
+      long y = hi.get(row);
+      return new Ent(rank, Math.min(x, y), Math.max(x, y), ord++, null, false, vals, nulls);
     }
 
     /** The next row of the unit in reading order, numbered; null at the end. */
@@ -379,7 +440,7 @@ final class MergeSweep {
         InternalRow scan = nextScanRow();
         if (scan == null) return null;
         rowsRead++;
-        if (filter != null && !filter.eval(scan)) continue;
+        if (filter != null && !filter.eval(scan, batchRow - 1)) continue;
         UnsafeRow side = project.apply(scan);
         UnsafeRow k = keyProj.apply(side);
         int rank;

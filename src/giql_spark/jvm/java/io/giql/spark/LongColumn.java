@@ -1,0 +1,109 @@
+package io.giql.spark;
+
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Greatest;
+import org.apache.spark.sql.catalyst.expressions.Least;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.IntegerType$;
+import org.apache.spark.sql.types.LongType$;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * An integer expression over the scan row evaluated straight on the batch's column vectors:
+ * a column, or {@code least} / {@code greatest} of two (the hull of an interval's two ends).
+ *
+ * <p>Why: a merge count needs of each row only its bounds and the columns its residual reads;
+ * projecting every row into an UnsafeRow to read them back cost more than reading them. Anything
+ * else is left to Spark's projection ({@link #of} returns null).
+ */
+abstract class LongColumn {
+  abstract void batch(ColumnarBatch b);
+
+  abstract boolean isNull(int row);
+
+  /** The value; call only when not {@link #isNull}. */
+  abstract long get(int row);
+
+  /** The evaluator of bound {@code e}, or null when it is not of the forms above. */
+  static LongColumn of(Expression e) {
+    while (e instanceof Alias) e = ((Alias) e).child();
+    if (e instanceof BoundReference) {
+      DataType t = e.dataType();
+      int ord = ((BoundReference) e).ordinal();
+      if (t == LongType$.MODULE$) return new Col(ord, false);
+      if (t == IntegerType$.MODULE$) return new Col(ord, true);
+      return null;
+    }
+    boolean least = e instanceof Least;
+    if (least || e instanceof Greatest) {
+      scala.collection.immutable.Seq<Expression> ch = e.children();
+      if (ch.size() != 2) return null;
+      LongColumn a = of(ch.apply(0));
+      LongColumn b = of(ch.apply(1));
+      return a == null || b == null ? null : new MinMax(a, b, least);
+    }
+    return null;
+  }
+
+  private static final class Col extends LongColumn {
+    private final int ord;
+    private final boolean isInt;
+    private ColumnVector v;
+
+    Col(int ord, boolean isInt) {
+      this.ord = ord;
+      this.isInt = isInt;
+    }
+
+    @Override
+    void batch(ColumnarBatch b) {
+      v = b.column(ord);
+    }
+
+    @Override
+    boolean isNull(int row) {
+      return v.isNullAt(row);
+    }
+
+    @Override
+    long get(int row) {
+      return isInt ? v.getInt(row) : v.getLong(row);
+    }
+  }
+
+  /** Spark's least / greatest: NULLs are skipped; NULL only when both are. */
+  private static final class MinMax extends LongColumn {
+    private final LongColumn a;
+    private final LongColumn b;
+    private final boolean least;
+
+    MinMax(LongColumn a, LongColumn b, boolean least) {
+      this.a = a;
+      this.b = b;
+      this.least = least;
+    }
+
+    @Override
+    void batch(ColumnarBatch batch) {
+      a.batch(batch);
+      b.batch(batch);
+    }
+
+    @Override
+    boolean isNull(int row) {
+      return a.isNull(row) && b.isNull(row);
+    }
+
+    @Override
+    long get(int row) {
+      if (a.isNull(row)) return b.get(row);
+      if (b.isNull(row)) return a.get(row);
+      long x = a.get(row);
+      long y = b.get(row);
+      return least ? Math.min(x, y) : Math.max(x, y);
+    }
+  }
+}
