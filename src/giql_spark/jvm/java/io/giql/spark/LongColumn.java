@@ -27,22 +27,34 @@ abstract class LongColumn {
   /** The value; call only when not {@link #isNull}. */
   abstract long get(int row);
 
-  /** The evaluator of bound {@code e}, or null when it is not of the forms above. */
-  static LongColumn of(Expression e) {
+  /**
+   * The evaluators of bound {@code es}, or null when one is not of the forms above. They share
+   * one reader per column, which decodes a row's value once however many of them read it (the
+   * bounds and the residual all read start and end).
+   */
+  static LongColumn[] of(java.util.List<Expression> es) {
+    java.util.Map<Integer, Col> cols = new java.util.HashMap<>();
+    LongColumn[] out = new LongColumn[es.size()];
+    for (int i = 0; i < out.length; i++) {
+      if ((out[i] = of(es.get(i), cols)) == null) return null;
+    }
+    return out;
+  }
+
+  private static LongColumn of(Expression e, java.util.Map<Integer, Col> cols) {
     while (e instanceof Alias) e = ((Alias) e).child();
     if (e instanceof BoundReference) {
       DataType t = e.dataType();
       int ord = ((BoundReference) e).ordinal();
-      if (t == LongType$.MODULE$) return new Col(ord, false);
-      if (t == IntegerType$.MODULE$) return new Col(ord, true);
-      return null;
+      if (t != LongType$.MODULE$ && t != IntegerType$.MODULE$) return null;
+      return cols.computeIfAbsent(ord, k -> new Col(k, t == IntegerType$.MODULE$));
     }
     boolean least = e instanceof Least;
     if (least || e instanceof Greatest) {
       scala.collection.immutable.Seq<Expression> ch = e.children();
       if (ch.size() != 2) return null;
-      LongColumn a = of(ch.apply(0));
-      LongColumn b = of(ch.apply(1));
+      LongColumn a = of(ch.apply(0), cols);
+      LongColumn b = of(ch.apply(1), cols);
       return a == null || b == null ? null : new MinMax(a, b, least);
     }
     return null;
@@ -52,6 +64,8 @@ abstract class LongColumn {
     private final int ord;
     private final boolean isInt;
     private ColumnVector v;
+    private int row = -1;     // the row whose value is cached
+    private long value;
 
     Col(int ord, boolean isInt) {
       this.ord = ord;
@@ -61,16 +75,21 @@ abstract class LongColumn {
     @Override
     void batch(ColumnarBatch b) {
       v = b.column(ord);
+      row = -1;
     }
 
     @Override
-    boolean isNull(int row) {
-      return v.isNullAt(row);
+    boolean isNull(int r) {
+      return v.isNullAt(r);
     }
 
     @Override
-    long get(int row) {
-      return isInt ? v.getInt(row) : v.getLong(row);
+    long get(int r) {
+      if (r != row) {
+        value = isInt ? v.getInt(r) : v.getLong(r);
+        row = r;
+      }
+      return value;
     }
   }
 

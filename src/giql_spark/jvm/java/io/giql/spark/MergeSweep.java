@@ -171,9 +171,7 @@ final class MergeSweep {
     private int curRank = -1;
     private long maxLo = Long.MIN_VALUE;
     private final long slack;
-    private final java.util.PriorityQueue<Ent> pending = new java.util.PriorityQueue<>(
-        (a, b) -> a.rank != b.rank ? Integer.compare(a.rank, b.rank)
-            : a.lo != b.lo ? Long.compare(a.lo, b.lo) : Long.compare(a.ord, b.ord));
+    private final HeldRows pending = new HeldRows();
     private boolean end;
     private long ord;
     long rowsRead;
@@ -207,11 +205,7 @@ final class MergeSweep {
         this.keyCol = KeyColumn.of(es.get(0), ranks);
         this.leanNoKey = keyCol == null ? null
             : UnsafeProjection.create(Scala.seq(es.subList(1, es.size())));
-        LongColumn[] c = keyCol == null ? null : new LongColumn[es.size() - 1];
-        for (int i = 1; c != null && i < es.size(); i++) {
-          if ((c[i - 1] = LongColumn.of(es.get(i))) == null) c = null;
-        }
-        this.cols = c;
+        this.cols = keyCol == null ? null : LongColumn.of(es.subList(1, es.size()));
       } else {
         this.cols = null;
         this.lean = null;
