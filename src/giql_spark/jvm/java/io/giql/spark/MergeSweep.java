@@ -161,6 +161,9 @@ final class MergeSweep {
     // with keyCol, the same read straight off the vectors when all are plain (else null)
     private final LongColumn[] cols;
     private boolean fromBatch;
+    // a full row's residual columns (of its side row), for a residual against lean rows
+    private int[] valCols;
+    private boolean[] valInt;
     private int file = -1;
     private Iterator<Object> it;
     private ColumnarBatch batch;
@@ -440,7 +443,7 @@ final class MergeSweep {
         int rank;
         if (k.isNullAt(0)) {
           if (!nullKeys) continue;
-          return new Ent(-1, 0, 0, ord++, side.copy(), true);
+          return full(-1, 0, 0, side, true);
         } else {
           if (nullKeys) continue;
           Object key = spec.stringKey ? k.getUTF8String(0) : (Object) keyValue(k);
@@ -457,12 +460,34 @@ final class MergeSweep {
         UnsafeRow b = bounds.apply(side);
         if (b.isNullAt(0) || b.isNullAt(1)) {
           if (!keepNullBounds) continue;
-          return new Ent(rank, 0, 0, ord++, side.copy(), true);
+          return full(rank, 0, 0, side, true);
         }
         long x = b.getLong(0);
         long y = b.getLong(1);
-        return new Ent(rank, Math.min(x, y), Math.max(x, y), ord++, side.copy(), false);
+        return full(rank, Math.min(x, y), Math.max(x, y), side, false);
       }
+    }
+
+    /**
+     * Also gives each full row the values of the residual's columns of its side (as a lean row
+     * has), so the residual can be checked against a lean row of the other side.
+     */
+    FileStream withResidualValues(int[] cols, boolean[] ints) {
+      this.valCols = cols;
+      this.valInt = ints;
+      return this;
+    }
+
+    private Ent full(int rank, long lo, long hi, UnsafeRow side, boolean nullBound) {
+      if (valCols == null) return new Ent(rank, lo, hi, ord++, side.copy(), nullBound);
+      int n = valCols.length;
+      long[] vals = n == 0 ? null : new long[n];
+      long nulls = 0;
+      for (int k = 0; k < n; k++) {
+        if (side.isNullAt(valCols[k])) nulls |= 1L << k;
+        else vals[k] = valInt[k] ? side.getInt(valCols[k]) : side.getLong(valCols[k]);
+      }
+      return new Ent(rank, lo, hi, ord++, side.copy(), nullBound, vals, nulls);
     }
 
     private long keyValue(UnsafeRow k) {
@@ -711,12 +736,16 @@ final class MergeSweep {
         MergePlan.Unit unit = units[u];
         Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
         boolean keepNull = job.kind == Kind.LEFT || job.kind == Kind.ANTI;
-        boolean lean = job.count && job.perRow == null && (pred == null || fast != null && fast.exact());
+        boolean exact = pred == null || fast != null && fast.exact();
+        boolean lean = job.count && job.perRow == null && exact;
+        // a per-row count with no sums reports left rows; of the right it needs only bounds
+        boolean leanRight = lean || job.perRow != null && job.perRow.sums.isEmpty() && exact;
         curL = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, true,
             job.slack, lean ? leanCols(0) : null, lean ? leanInt(0) : null);
+        if (leanRight && !lean) curL.withResidualValues(leanCols(0), leanInt(0));
         curR = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0] : unit.right,
-            ranks, false, false, true, job.slack, lean ? leanCols(1) : null,
-            lean ? leanInt(1) : null);
+            ranks, false, false, true, job.slack, leanRight ? leanCols(1) : null,
+            leanRight ? leanInt(1) : null);
         sweep = new Sweep(this, curL, curR, null);
         return true;
       }
