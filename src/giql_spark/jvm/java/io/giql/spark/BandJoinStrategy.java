@@ -121,8 +121,7 @@ public final class BandJoinStrategy extends SparkStrategy {
         && j.joinType() != LeftOuter$.MODULE$) {
       return Scala.seqOf();
     }
-    List<Expression> conjuncts = new ArrayList<>();
-    split(j.condition().get(), conjuncts);
+    List<Expression> conjuncts = Conjuncts.of(j.condition().get());
     AttributeSet ls = j.left().outputSet();
     AttributeSet rs = j.right().outputSet();
     for (int i = 0; i < conjuncts.size(); i++) {
@@ -262,14 +261,6 @@ public final class BandJoinStrategy extends SparkStrategy {
         || t == FullOuter$.MODULE$ || t == LeftSemi$.MODULE$ || t == LeftAnti$.MODULE$;
   }
 
-  private static void split(Expression e, List<Expression> out) {
-    if (e instanceof And) {
-      split(((And) e).left(), out);
-      split(((And) e).right(), out);
-    } else {
-      out.add(e);
-    }
-  }
 
   private static boolean within(List<Expression> es, AttributeSet set) {
     for (Expression e : es) {

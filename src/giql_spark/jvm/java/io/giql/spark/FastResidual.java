@@ -6,7 +6,6 @@ import java.util.List;
 
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Add;
-import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.BinaryComparison;
@@ -153,8 +152,7 @@ final class FastResidual implements Serializable {
 
   /** The fast form of {@code residual}, or null when some conjunct does not fit. */
   static FastResidual compile(Expression residual, Seq<Attribute> left, Seq<Attribute> right) {
-    List<Expression> conj = new ArrayList<>();
-    split(residual, conj);
+    List<Expression> conj = Conjuncts.of(residual);
     List<Attribute> l = Scala.list(left);
     List<Attribute> r = Scala.list(right);
     List<int[]> terms = new ArrayList<>();
@@ -184,14 +182,6 @@ final class FastResidual implements Serializable {
     return new FastResidual(terms, ops, adds, ints, nulls);
   }
 
-  private static void split(Expression e, List<Expression> out) {
-    if (e instanceof And) {
-      split(((And) e).left(), out);
-      split(((And) e).right(), out);
-    } else {
-      out.add(e);
-    }
-  }
 
   /** {side, ordinal, constant, isInt, nullable} of an integer column +/- a constant, or null. */
   private static long[] term(Expression e, List<Attribute> l, List<Attribute> r) {

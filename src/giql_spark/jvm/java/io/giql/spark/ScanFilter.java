@@ -34,8 +34,7 @@ final class ScanFilter {
   /** The filter of bound {@code e} (over the scan row), or null for no filter. */
   static ScanFilter of(Expression e) {
     if (e == null) return null;
-    List<Expression> conj = new ArrayList<>();
-    flatten(e, conj);
+    List<Expression> conj = Conjuncts.of(e);
     List<Integer> cols = new ArrayList<>();
     Expression rest = null;
     for (Expression c : conj) {
@@ -55,14 +54,6 @@ final class ScanFilter {
     return new ScanFilter(nn, p);
   }
 
-  private static void flatten(Expression e, List<Expression> out) {
-    if (e instanceof And) {
-      flatten(((And) e).left(), out);
-      flatten(((And) e).right(), out);
-    } else {
-      out.add(e);
-    }
-  }
 
   /** The rows that follow come from {@code b} (null: rows not from a batch). */
   void batch(ColumnarBatch b) {
