@@ -252,8 +252,10 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
         lines.append(f"| {r['join']} | {r['engine']} | {r['wall']:.1f} | {rate} | {done} | "
                      f"{r['peak_state']:,} | {r['rss'] / 2**30:.2f} | {r['output']:,} |")
     done = {j: [r["output"] for r in results if r["join"] == j and not r.get("stopped")] for j in JOINS}
+    ran = {j: sum(r["join"] == j for r in results) for j in JOINS}
     lines += ["", "Pairs agree between the engines: " + ", ".join(
-        f"{j} " + ("not compared (one engine stopped at the time limit)" if len(v) < 2
+        f"{j} " + ("not compared (one engine ran)" if ran[j] < 2
+                   else "not compared (one engine stopped at the time limit)" if len(v) < 2
                    else "yes" if len(set(v)) == 1 else "NO " + str(sorted(v)))
         for j, v in done.items() if any(r["join"] == j for r in results)) + ".", "",
         f"![rows in state over time]({png.name})", "",
