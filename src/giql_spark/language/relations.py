@@ -77,6 +77,14 @@ def join_type(join: exp.Join) -> str:
     return {"LEFT": "left", "RIGHT": "right", "FULL": "full"}.get(side, "inner")
 
 
+def kept_for_spark(join: exp.Join) -> bool:
+    """Whether ``join`` stays Spark's own: a LATERAL, or a USING or NATURAL
+    join, which also equates the shared columns (and shows each once under
+    ``*``) besides any interval predicate in WHERE."""
+    return (bool(join.args.get("using")) or (join.method or "").upper() == "NATURAL"
+            or isinstance(join.this, exp.Lateral))
+
+
 def _packed_projection(rel: exp.Expression) -> list[str]:
     if rel.meta.get(RESULT) is not None:
         return [quote(a) for a in rel.meta[RESULT]]

@@ -31,13 +31,25 @@ def table_placeholder(name: str) -> str:
 
 
 def cte_in_scope(node: exp.Expression, name: str) -> exp.CTE | None:
-    """The CTE named ``name`` visible from ``node``, innermost first."""
+    """The CTE named ``name`` visible from ``node``, innermost first.
+
+    As SQL scopes them: inside a CTE's own body only the CTEs defined before
+    it in the same WITH are visible (itself too under WITH RECURSIVE), so
+    ``WITH t AS (SELECT * FROM t WHERE ...)`` reads the outer ``t``.
+    """
+    via: exp.CTE | None = None
     while node is not None:
         with_ = node.args.get("with_")
         if with_ is not None:
-            for cte in with_.expressions:
+            ctes = list(with_.expressions)
+            if via is not None and any(c is via for c in ctes):
+                at = next(i for i, c in enumerate(ctes) if c is via)
+                ctes = ctes[: at + 1] if with_.args.get("recursive") else ctes[:at]
+            for cte in reversed(ctes):
                 if cte.alias_or_name.lower() == name.lower():
                     return cte
+        if isinstance(node, exp.CTE):
+            via = node
         node = node.parent
     return None
 

@@ -105,6 +105,8 @@ class NearestRequest:
     stranded: bool
     target_cols: tuple[str, str, str]
     target_strand_col: str | None
+    #: Whether the reference has a strand; giql drops the strand condition where it has none.
+    reference_stranded: bool = True
 
 
 @dataclass(frozen=True)
@@ -149,9 +151,38 @@ def _attach_outer_relation(node: exp.Expression, ctx) -> None:
         return
 
 
+def _unqualified_reference(ctx) -> bool:
+    """A column reference without a table (``reference := interval``): inside
+    the LATERAL its columns resolve to the target table, the innermost scope,
+    as SQL (and giql on DuckDB) resolves them, so nothing is correlated."""
+    res = ctx.resolution
+    ref = res.slot("reference") if res is not None else None
+    if not isinstance(ref, ResolvedInterval) or ref.kind != "column":
+        return False
+    col = maybe_parse(ref.chrom, dialect=GIQLDialect)
+    return isinstance(col, exp.Column) and not col.table
+
+
+def _uncorrelated_lateral(node: exp.Expression, ctx) -> exp.Expression:
+    """``CROSS JOIN LATERAL NEAREST(...)`` whose reference reads no outer
+    column: giql's standalone top-k, joined as a plain derived table."""
+    lateral = node.parent
+    alias = lateral.args.get("alias")
+    if alias is None or not alias.name:
+        alias = exp.TableAlias(this=exp.to_identifier(ctx.alias()))
+    res = ctx.resolution
+    ranked = giql_nearest._lateral_form(node, ctx, res.slot("this").name, res.slot("this"), res.slot("reference"))
+    subquery = ranked if isinstance(ranked, exp.Subquery) else exp.Subquery(this=ranked)
+    subquery.set("alias", alias.copy())
+    lateral.replace(subquery)
+    return node  # detached: the expander's own replace is a no-op
+
+
 def _expand_nearest(node: exp.Expression, ctx) -> exp.Expression:
     lateral = node.parent
     join = lateral.parent if isinstance(lateral, exp.Lateral) else None
+    if join is not None and _unqualified_reference(ctx):
+        return _uncorrelated_lateral(node, ctx)
     if join is not None:
         _attach_outer_relation(node, ctx)
     result = giql_nearest.expand_nearest(node, ctx)
@@ -167,8 +198,15 @@ def _expand_nearest(node: exp.Expression, ctx) -> exp.Expression:
         stranded=coerce_bool_param(node.args.get("stranded")),
         target_cols=tuple(ctx.resolution.slot("this").cols),
         target_strand_col=table.strand_col if table is not None else None,
+        reference_stranded=_reference_stranded(ctx),
     )
     return result
+
+
+def _reference_stranded(ctx) -> bool:
+    res = ctx.resolution
+    ref = res.slot("reference") if res is not None else None
+    return ref is not None and getattr(ref, "strand", None) is not None
 
 
 def _target_table(ctx):

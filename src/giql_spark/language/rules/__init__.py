@@ -21,11 +21,15 @@ from .hint import read_hints
 from .interval_join import extract_interval_joins
 from .nearest import extract_nearest
 from .qualify import qualify
+from .qualify_filter import eliminate_star_qualify
+from .refuse import refuse_unsupported
 from .stars import expand_star_replace
 
 RULES = (
+    refuse_unsupported,      # forms Spark cannot run -> one line naming them
     read_hints,              # INTERVAL_JOIN hints -> options on the root
     expand_star_replace,     # * REPLACE (...) -> explicit columns
+    eliminate_star_qualify,  # SELECT *, ... QUALIFY f -> SELECT * FROM (...) WHERE f
     bind_tables,             # registered tables -> placeholders bound at run time
     exists_to_semi,          # [NOT] EXISTS over an interval predicate -> SEMI/ANTI join
     qualify,                 # bare columns of statements with interval joins -> alias.column

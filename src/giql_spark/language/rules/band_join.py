@@ -24,7 +24,8 @@ from sqlglot import exp
 from ...joins.spec import band_spec
 from ...planner.band import Blocked, derive_band
 from ...planner.nodes import IntervalJoin, Side
-from ..relations import aliases_of, and_, conjuncts, each_select, install_result, join_type, new_name, record, sides
+from ..relations import (aliases_of, and_, conjuncts, each_select, install_result, join_type, kept_for_spark, new_name,
+                         record, sides)
 from ..schema import Schema, relations
 from .interval_join import fields_read
 
@@ -96,7 +97,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
     left = {a.lower() for a in aliases_of(from_.this)}
     for i, join in enumerate(select.args.get("joins") or []):
         right = {a.lower() for a in aliases_of(join.this)}
-        if join.args.get("using") or isinstance(join.this, exp.Lateral) or len(right) != 1:
+        if kept_for_spark(join) or len(right) != 1:
             left |= right
             continue
         on = join.args.get("on")

@@ -16,7 +16,8 @@ from ..schema import Schema
 def prune_ctes(tree: exp.Expression, schema: Schema) -> exp.Expression:
     if not tree.meta.get(NODES):
         return tree
-    for with_ in list(tree.find_all(exp.With)):
+    # Deepest first: an outer CTE that only a pruned inner one read is dead too.
+    for with_ in sorted(tree.find_all(exp.With), key=lambda w: -w.depth):
         owner = with_.parent
         body = [
             node

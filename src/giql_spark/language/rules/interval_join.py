@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from ...joins.spec import Interval, JoinSpec
 from ...planner.nodes import IntervalJoin, Side
-from ..relations import (aliases_of, and_, conjuncts, each_select, install_result, join_type, new_name,
+from ..relations import (aliases_of, and_, conjuncts, each_select, install_result, join_type, kept_for_spark, new_name,
                          record, sides)
 from ..schema import Schema, relations
 from ..target import INTERVAL_PREDICATE
@@ -33,7 +33,7 @@ def find_interval_join(select: exp.Select):
         return None
     left_aliases = set(aliases_of(select.args["from_"].this))
     for i, join in enumerate(select.args.get("joins") or []):
-        if join.args.get("using") or isinstance(join.this, exp.Lateral):
+        if kept_for_spark(join):
             left_aliases |= set(aliases_of(join.this))
             continue
         right_alias = join.this.alias_or_name

@@ -34,7 +34,7 @@ def _extract(subquery: exp.Subquery, schema: Schema) -> None:
     ref_alias = alias_of(join.this)
     chrom, start, end = request.target_cols
     key = f"{tag}_rk_"
-    ref_strand = f"{key}strand" if request.stranded else None
+    ref_strand = f"{key}strand" if request.stranded and request.reference_stranded else None
     target_strand = request.target_strand_col if request.stranded else None
     spec = NearestSpec(
         k=request.k,
