@@ -540,7 +540,7 @@ def main(argv=None) -> int:
         code = gen.snapshot_package(DATA_DIR)
     import duckdb
     import giql_spark as gs
-    from giql_spark.joins import registry
+    from giql_spark.planner import registry
 
     code["imported_from"] = str(Path(gs.__file__).parent)
     cmap = contenders(sorted(registry.STRATEGIES))

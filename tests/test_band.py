@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from sqlglot import exp
 
-from giql_spark.planner.band import HULL_INF, Band, Blocked, DistanceMark, Hull, derive_band
+from giql_spark.band import HULL_INF, Band, Blocked, DistanceMark, Hull, derive_band
 
 # -- a Python evaluator of the SQL the tests and the hulls use ----------------
 
@@ -613,8 +613,8 @@ def test_condition_dag_prunes_streaming_state():
     # From the newest a.start seen (1e6), the lowest b.end that can still match.
     from math import inf
 
-    from giql_spark.planner.band import condition_dag
-    from giql_spark.planner.intervals import Interval, column_range
+    from giql_spark.band import condition_dag
+    from giql_spark.intervals import Interval, column_range
     cond = parse("a.chrom = b.chrom AND a.\"end\" + 2000 > b.start AND a.start - 2000 < b.\"end\" AND a.strand = '+'")
     dag = condition_dag(cond, {"a"}, {"b"})
     assert column_range(dag, {"a.start": Interval(1_000_000, inf)}, "b.end") == Interval(998_001, inf, integer=True)

@@ -6,7 +6,7 @@ b.start) < w``, a point in an interval or containment written by hand,
 overlap with GREATEST / LEAST, a time-series band) becomes an interval join
 of predicate ``band`` (:mod:`giql_spark.language.rules.band_join`). Here each
 such query runs on Spark with every strategy of
-:data:`giql_spark.joins.registry.STRATEGIES` (each size parameter small,
+:data:`giql_spark.planner.registry.STRATEGIES` (each size parameter small,
 medium and larger than the data) and its rows (a multiset) are compared with
 giql's DuckDB SQL on the same tables.
 
@@ -47,7 +47,7 @@ from hypothesis import strategies as st
 from conftest import SCHEMA, Table, rows_of
 
 from giql_spark.errors import QueryError
-from giql_spark.joins import registry
+from giql_spark.planner import registry
 
 EXAMPLES = int(os.environ.get("GIQL_SPARK_BAND_EXAMPLES", "0")) or None
 

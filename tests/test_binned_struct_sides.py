@@ -7,7 +7,7 @@ columns that may be NULL, must come out exactly as the plain join has them.
 
 import pytest
 
-from giql_spark import joins
+from giql_spark.planner import registry
 from giql_spark.joins import Interval, JoinSpec
 
 ROWS = """VALUES ('chr1', 0, 10, 'x', 1), ('chr1', 5, 8, 'y', NULL), (NULL, 1, 2, 'z', 3),
@@ -41,8 +41,8 @@ def test_binned_inner_join_over_structs_matches_naive(session, residual):
     spark = session.spark
     left, right = _side(spark, "a"), _side(spark, "b")
     spec = JoinSpec("inner", "intersects", _iv("a"), _iv("b"), CONDITION, residual)
-    got = joins.plan(left, right, spec, "binned", bin_size=4)
-    want = joins.plan(left, right, spec, "naive")
+    got = registry.plan(left, right, spec, "binned", bin_size=4)
+    want = registry.plan(left, right, spec, "naive")
     assert got.schema == want.schema
     rows = sorted(map(str, got.collect()))
     assert rows == sorted(map(str, want.collect()))

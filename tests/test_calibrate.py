@@ -55,7 +55,7 @@ def test_calibrate_writes_a_loadable_file(session, tmp_path, monkeypatch):
     loaded, origin = constants.load()
     assert origin.startswith("calibrated")
     strategies = {r["strategy"] for r in saved["runs"]}
-    from giql_spark.joins import registry
+    from giql_spark.planner import registry
 
     # Every strategy this session can run, the JVM operators included; the generated files
     # are sorted, so the merge of sorted files is timed too.

@@ -1,9 +1,12 @@
-"""The package's import graph has no cycle.
+"""The package's import graph has no cycle, and its layers import one way.
 
 Read from the source with ``ast``: an edge for every import a module makes
 when it is loaded (top-level statements; imports inside functions, which run
 later, and ``if TYPE_CHECKING:`` blocks are not loading). A cycle would mean
 two modules that cannot be understood, tested or loaded one without the other.
+
+The layers are checked on every import, those inside functions included: a
+lazy import that runs back up is still an arrow back up.
 """
 
 from __future__ import annotations
@@ -38,12 +41,18 @@ def _loading_imports(tree: ast.Module):
                     yield sub
 
 
-def import_graph() -> dict[str, set[str]]:
+def _every_import(tree: ast.Module):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+
+
+def import_graph(imports=_loading_imports) -> dict[str, set[str]]:
     modules = _modules()
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in _loading_imports(ast.parse(path.read_text())):
+        for node in imports(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -93,3 +102,55 @@ def test_the_import_graph_has_no_cycle():
 def test_the_cycle_finder_finds_one():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+#: Top to bottom; a unit may import only units on lower rows. A unit is the
+#: package itself, a top-level module, or a top-level sub-package (with all
+#: it holds).
+LAYERS = [
+    ["giql_spark", "giql_spark.cli"],
+    ["giql_spark.session"],
+    ["giql_spark.dataframe"],
+    ["giql_spark.runtime"],
+    ["giql_spark.streaming"],
+    ["giql_spark.language"],   # GIQL text -> rewritten tree -> plan nodes
+    ["giql_spark.planner"],    # plan nodes, statistics, cost, the strategy registry and chooser
+    ["giql_spark.joins"],      # one module per physical strategy
+    ["giql_spark.kernels", "giql_spark.jvm", "giql_spark.io"],
+    ["giql_spark.band"],       # band derivation over the interval arithmetic
+    ["giql_spark.intervals"],  # interval arithmetic: a leaf anyone may use
+    ["giql_spark.progress"],
+    ["giql_spark.spark_sql", "giql_spark.errors", "giql_spark.examples"],
+]
+
+
+def _unit(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def upward_imports(graph: dict[str, set[str]], layers=LAYERS) -> list[str]:
+    rank = {unit: i for i, row in enumerate(layers) for unit in row}
+    out = []
+    for a, targets in sorted(graph.items()):
+        for b in sorted(targets):
+            ua, ub = _unit(a), _unit(b)
+            if ua == ub:
+                continue
+            if ua not in rank or ub not in rank:
+                out.append(f"{a} -> {b}: {ua if ua not in rank else ub} has no layer")
+            elif rank[ua] >= rank[ub]:
+                out.append(f"{a} -> {b}")
+    return out
+
+
+def test_layers_import_one_way_lazy_imports_included():
+    graph = import_graph(_every_import)
+    assert graph["giql_spark.runtime"] & {m for m in graph if m.startswith("giql_spark.streaming")}  # lazy edges read
+    assert upward_imports(graph) == []
+
+
+def test_the_layer_check_finds_an_arrow_back_up():
+    graph = {"giql_spark.joins.binned": {"giql_spark.planner.cost"}, "giql_spark.planner.cost": set(),
+             "giql_spark.new.thing": set(), "giql_spark.language.x": {"giql_spark.new.thing"}}
+    assert upward_imports(graph) == ["giql_spark.joins.binned -> giql_spark.planner.cost",
+                                     "giql_spark.language.x -> giql_spark.new.thing: giql_spark.new has no layer"]

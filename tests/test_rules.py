@@ -23,7 +23,7 @@ from giql_spark.language.rules.qualify import qualify
 from giql_spark.language.rules.stars import expand_star_replace
 from giql_spark.language.schema import RESULT, Schema
 from giql_spark.planner.nodes import IntervalJoin, Nearest
-from giql_spark.planner.plan import plan
+from giql_spark.language.plan import plan
 
 COLS = ["chrom", "start", "end", "name", "score", "strand"]
 COLUMNS = {"peaks": COLS, "genes": COLS + ["biotype"]}
@@ -52,7 +52,8 @@ def sql(tree: exp.Expression) -> str:
 
 
 def test_rules_run_in_the_documented_order():
-    assert [r.__name__ for r in RULES] == ["read_hints", "expand_star_replace", "bind_tables", "exists_to_semi",
+    assert [r.__name__ for r in RULES] == ["refuse_unsupported", "read_hints", "expand_star_replace",
+                                           "eliminate_star_qualify", "bind_tables", "exists_to_semi",
                                            "qualify", "extract_nearest", "extract_interval_joins",
                                            "extract_band_joins", "prune_ctes"]
 

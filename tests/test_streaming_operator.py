@@ -22,7 +22,7 @@ from giql import Table
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 from test_band import compile_sql
 
-from giql_spark.planner.plan import plan
+from giql_spark.language.plan import plan
 from giql_spark.streaming.bounds import SideInput, plan_pruning
 from giql_spark.streaming.contract import END
 from giql_spark.streaming.evaluate import Unsupported, compile_condition, evaluate

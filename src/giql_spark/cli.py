@@ -145,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def spark_options(p: argparse.ArgumentParser) -> None:
-        from .joins import registry
+        from .planner import registry
 
         p.add_argument("--master", help="Spark master URL (default: local[*])")
         p.add_argument("--strategy", choices=sorted(registry.STRATEGIES),
@@ -304,7 +304,7 @@ def _session(args):
 
     from .session import Session
 
-    from .joins import registry
+    from .planner import registry
 
     options = {"strategy": getattr(args, "strategy", None),
                **{p: getattr(args, p, None) for p in registry.size_params()}}

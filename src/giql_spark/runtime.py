@@ -18,11 +18,13 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import NumericType
 
 from .errors import from_spark
-from .joins import nearest, registry
+from .joins import nearest
+from .joins.fields import prune
+from .planner import registry
 from .joins.spec import quote
 from .planner.choose import choose
 from .planner.nodes import Built, Choice, IntervalJoin, Nearest, Node, Timing
-from .planner.plan import Plan
+from .language.plan import Plan
 from .planner.stats import SideStats, sides_stats
 from .spark_sql import bound_sql, quiet_query_log
 
@@ -146,25 +148,3 @@ def run(spark, plan: Plan, frames: dict[str, DataFrame], options: dict, *, read:
         frames[node.name] = b.df
         built.append(b)
     return analyse(spark, plan.sql, frames), built
-
-
-def prune(side: DataFrame, fields: dict[str, list[str] | None]) -> DataFrame:
-    """Keep, in each struct column of ``side``, only the fields listed for it.
-
-    A NULL struct (the missing side of an earlier outer join) stays NULL. A
-    column whose fields are unknown or all needed is kept as it is.
-    """
-    cols, changed = [], False
-    for f in side.schema.fields:
-        keep = fields.get(f.name)
-        names = f.dataType.fieldNames() if hasattr(f.dataType, "fieldNames") else None
-        if keep is None or names is None or len(keep) == len(names):
-            cols.append(F.col(quote(f.name)))
-            continue
-        keep = keep or names[:1]  # a struct needs a field; this row is only counted
-        packed = F.struct(*[F.col(f"{quote(f.name)}.{quote(n)}") for n in keep])
-        if f.nullable:
-            packed = F.when(F.col(quote(f.name)).isNull(), F.lit(None)).otherwise(packed)
-        cols.append(packed.alias(f.name))
-        changed = True
-    return side.select(*cols) if changed else side

@@ -18,7 +18,7 @@ from . import runtime, spark_sql
 from .errors import GiqlSparkError, UnknownColumnError, UnknownTableError
 from .language.schema import table_placeholder
 from .planner.nodes import Built, IntervalJoin
-from .planner.plan import Plan, plan
+from .language.plan import Plan, plan
 from .planner.stats import sides_stats
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -111,7 +111,7 @@ class Session:
     ``Session()`` starts an embedded local Spark (``local[*]``);
     ``Session(spark)`` wraps an existing SparkSession (a cluster, or Spark
     Connect). Options: ``strategy`` forces an interval-join strategy (one of
-    :data:`giql_spark.joins.registry.STRATEGIES`: ``"broadcast"``,
+    :data:`giql_spark.planner.registry.STRATEGIES`: ``"broadcast"``,
     ``"binned"``, ``"sweep"``, ``"naive"``), and a strategy's size
     parameters: ``bin_size`` the binned strategy's bin width, ``tile_size``
     the sweep's genome tile;
@@ -124,7 +124,7 @@ class Session:
 
     def __init__(self, spark: SparkSession | None = None, *, master: str | None = None,
                  config: dict | None = None, strategy: str | None = None, stats_tier: int = 2, **params):
-        from .joins import registry
+        from .planner import registry
 
         unknown = sorted(set(params) - set(registry.size_params()))
         if unknown:

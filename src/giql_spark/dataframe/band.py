@@ -1,7 +1,7 @@
 """window and band_join: range joins on DataFrames, planned as band joins.
 
 Both build a condition over the two tables, derive keys and hulls from it
-(:func:`giql_spark.planner.band.derive_band`) and run it through the same
+(:func:`giql_spark.band.derive_band`) and run it through the same
 statistics, cost model and strategies as a GIQL range join; the exact
 condition decides every pair. A condition no band can be derived for runs
 as Spark's own join.
@@ -16,7 +16,7 @@ from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 
 from ..errors import GiqlSparkError
 from ..joins.spec import Interval, JoinSpec, band_spec
-from ..planner.band import Blocked, derive_band
+from ..band import Blocked, derive_band
 from .engine import interval_join, strategy_options, stream_options
 from .frames import (
     checked,

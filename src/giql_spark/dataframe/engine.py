@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame
 
 from .. import runtime
 from ..errors import GiqlSparkError
-from ..joins import registry
+from ..planner import registry
 from ..joins.spec import JoinSpec, NearestSpec
 from ..planner.nodes import IntervalJoin, Nearest, Side
 

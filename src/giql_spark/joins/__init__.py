@@ -1,5 +1,5 @@
 """Physical operators: the interval-join strategies (one module each, listed in
-:mod:`.registry`, one signature ``join(left, right, spec, *, dry_run=False,
+:mod:`giql_spark.planner.registry`, one signature ``join(left, right, spec, *, dry_run=False,
 **params) -> DataFrame``), the NEAREST candidate operator (:mod:`.nearest`)
 and count_overlaps (:mod:`.count`). The per-batch work of the Python ones
 is in :mod:`.batch`.
@@ -11,12 +11,8 @@ from .spec import Interval, JoinSpec, NearestSpec
 
 
 def __getattr__(name: str):
-    # The registry imports every strategy (and PySpark); modules that only
-    # need the spec or the batch functions do not pay for it.
-    if name in ("plan", "STRATEGIES"):
-        from . import registry
-
-        return getattr(registry, name)
+    # count imports PySpark; modules that only need the spec or the batch
+    # functions do not pay for it.
     if name == "count_overlaps":
         from .count import count_overlaps
 
@@ -24,4 +20,4 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-__all__ = ["plan", "count_overlaps", "JoinSpec", "Interval", "NearestSpec", "STRATEGIES"]
+__all__ = ["count_overlaps", "JoinSpec", "Interval", "NearestSpec"]

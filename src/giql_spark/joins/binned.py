@@ -20,7 +20,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 from sqlglot import exp
 
-from ..planner.band.sql import HULL_INF
+from ..band.sql import HULL_INF
 from ..spark_sql import bound_sql
 from .spec import JoinSpec
 from .spec import quote as _quote

@@ -93,7 +93,7 @@ class JoinSpec:
     #: Some hull ends are ``±HULL_INF``: rows with NULLs that match without
     #: limit; a strategy that expands hulls into bins or tiles clips them.
     unbounded: bool = False
-    #: The derived band of a band join (:class:`giql_spark.planner.band.Band`), for EXPLAIN.
+    #: The derived band of a band join (:class:`giql_spark.band.Band`), for EXPLAIN.
     band: object = field(default=None, compare=False)
     #: A band join whose hull ends read only columns the rules know to be
     #: numbers: the runtime need not ask Spark their types.
@@ -176,7 +176,7 @@ def band_key(exprs: list[exp.Expression]) -> exp.Expression:
 
 def band_spec(how: str, condition: exp.Expression, band, *, ends_numeric: bool = False) -> JoinSpec:
     """The spec of a band join: ``condition`` exact, joined on ``band``'s keys
-    and hulls (a :class:`giql_spark.planner.band.Band` with hulls);
+    and hulls (a :class:`giql_spark.band.Band` with hulls);
     ``ends_numeric``: every column the hull ends read is known to be a number."""
     return JoinSpec(
         how=how, predicate="band",

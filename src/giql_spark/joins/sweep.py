@@ -26,7 +26,7 @@ from .batch.sweep import FIRST, LROW, RROW, SIDE, TILE, runs, sweep_run
 from .candidates import LEFT_KEY, RIGHT_KEY
 from .hull import CHROM, HI, LO, with_hull
 from .spec import JoinSpec
-from ..planner.band.sql import HULL_INF
+from ..band.sql import HULL_INF
 
 DEFAULT_TILE_SIZE = 2_000_000
 

@@ -31,7 +31,7 @@ from giql.expressions import Contains, GIQLDisjoin, GIQLDistance, GIQLNearest, I
 from giql.resolver import ResolvedColumn, ResolvedInterval
 from sqlglot import exp, maybe_parse
 
-from ..planner.band import DISTANCE_META, DistanceMark
+from ..band import DISTANCE_META, DistanceMark
 
 INTERVAL_PREDICATE = "giql_spark_interval_predicate"
 NEAREST_CANDIDATES = "giql_spark_nearest"
@@ -279,7 +279,7 @@ def _expand_disjoin(node: exp.Expression, ctx) -> exp.Expression:
 
 def _expand_distance(node: exp.Expression, ctx) -> exp.Expression:
     """giql's DISTANCE CASE, marked with what it computes (a
-    :class:`~giql_spark.planner.band.DistanceMark`), so that a range join on
+    :class:`~giql_spark.band.DistanceMark`), so that a range join on
     a distance is recognised here, where giql expands it, and never by the
     shape of the CASE."""
     result = giql_distance.expand_distance(node, ctx)

@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from . import constants as constants_mod
 from ..errors import QueryError
-from ..joins import registry
+from . import registry
 from .cost import Shape, binned, shape
 
 #: The chromosomes the generated data lives on (hg38 chr1-22, X; Mb).

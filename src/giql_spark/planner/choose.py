@@ -5,13 +5,13 @@ is not refused, with its parameters (the bin size that minimises the binned
 estimate, the broadcast build side). Without any size for a side, by rules
 that need none. A strategy or parameter set by the session or by a query
 hint always wins; what it leaves open is still chosen by the model. The
-strategies and their parameters come from :mod:`giql_spark.joins.registry`.
+strategies and their parameters come from :mod:`.registry`.
 """
 
 from __future__ import annotations
 
 from ..errors import QueryError
-from ..joins import registry
+from . import registry
 from . import constants as constants_mod
 from .cost import alternatives, shape
 from .nodes import Choice, Nearest

@@ -4,7 +4,7 @@ Each side keeps, per key, the rows that may still match a future row of the
 other side. Future rows of side A have ``order_A >= x`` with ``x`` the newest
 order value A has sent on the key minus its ``max_disorder`` (the order
 contract, :mod:`.contract`). Asserting the condition TRUE with that interval
-known, constraint propagation (:func:`giql_spark.planner.intervals.column_range`)
+known, constraint propagation (:func:`giql_spark.intervals.column_range`)
 narrows each column of side B; the lower end of B's *prune column* is the
 lowest value a B row can hold and still match. B's rows are kept sorted by
 that column, so forgetting is a cut of a prefix.
@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from ..errors import QueryError
-from ..planner.band import conjuncts
-from ..planner.band.sql import Converter, Leaves, Unusable
-from ..planner.intervals import Interval, column_range
-from ..planner.intervals.interval import INF
-from ..planner.intervals.nodes import And, Cmp, Col, Node, can_be_true, columns, fold
-from ..planner.intervals.present import present_form
+from ..band import conjuncts
+from ..band.sql import Converter, Leaves, Unusable
+from ..intervals import Interval, column_range
+from ..intervals.interval import INF
+from ..intervals.nodes import And, Cmp, Col, Node, can_be_true, columns, fold
+from ..intervals.present import present_form
 
 #: Order values at which a candidate prune column is probed for a finite bound.
 _PROBES = (0, 1_000_000_000)
@@ -177,7 +177,7 @@ def _side_rules(which: str, me: SideInput, other: SideInput, formula: Node, full
     # Candidates: plain integer columns of this side (not opaque expressions).
     mine = sorted(n for n, leaf in leaves.by_name.items()
                   if n.startswith(me.alias.lower() + ".") and isinstance(leaf.sql, (exp.Column, exp.Dot))
-                  and _integral(me.types.get(tuple(n.split(".")))))
+                  and integral(me.types.get(tuple(n.split(".")))))
     # Then integer expressions of this side the arithmetic treats as opaque, such as bioframe's
     # one-base end of an empty interval (CASE WHEN end = start THEN end + 1 ELSE end END).
     mine += sorted(n for n, leaf in leaves.by_name.items()
@@ -228,14 +228,14 @@ def _integer_expression(node: exp.Expression, types: dict) -> bool:
                 return False
         elif isinstance(n, exp.Column):
             path = tuple(p.name.lower() for p in n.parts)
-            if not _integral(types.get(path)):
+            if not integral(types.get(path)):
                 return False
         elif not isinstance(n, _INTEGER_NODES):
             return False
     return True
 
 
-def _integral(t) -> bool:
+def integral(t) -> bool:
     from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 
     return isinstance(t, (ByteType, ShortType, IntegerType, LongType))

@@ -37,7 +37,7 @@ class Unsupported(Exception):
 
 
 _INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
-_KIND_OF_TYPE = ((_INTEGRAL, "int"), ((FloatType, DoubleType), "float"), ((StringType,), "str"),
+KIND_OF_TYPE = ((_INTEGRAL, "int"), ((FloatType, DoubleType), "float"), ((StringType,), "str"),
                  ((BooleanType,), "bool"))
 _CMP = {exp.EQ: "equal", exp.NEQ: "not_equal", exp.LT: "less", exp.LTE: "less_equal",
         exp.GT: "greater", exp.GTE: "greater_equal"}
@@ -110,7 +110,7 @@ class _Compiler:
             t = self.types.get(path)
             if t is None:
                 raise Unsupported(f"column {'.'.join(path)} is not known")
-            kind = next((k for cls, k in _KIND_OF_TYPE if isinstance(t, cls)), None)
+            kind = next((k for cls, k in KIND_OF_TYPE if isinstance(t, cls)), None)
             if kind is None:
                 raise Unsupported(f"column {'.'.join(path)} is {t.simpleString()}")
             self.used[path] = t

@@ -26,6 +26,7 @@ from pyspark.sql.types import StructField, StructType
 
 from ..errors import QueryError
 from ..joins import jvm, naive
+from ..joins.fields import prune
 from ..joins.spec import JoinSpec, band_key, spark
 from ..planner.nodes import Built, Choice, IntervalJoin, Node, Timing
 from ..planner.stats.spark import plan_facts
@@ -132,7 +133,6 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 
 
 def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options: dict) -> tuple[DataFrame, Choice]:
-    from ..runtime import prune
 
     spec = node.spec
     spark_session = left.sparkSession
@@ -217,21 +217,21 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 def _integer_columns(spec: JoinSpec, types: dict) -> bool:
     """Whether every numeric column the condition reads is an integer (strict comparisons tighten by one)."""
     from .evaluate import column_path
-    from .bounds import _integral
+    from .bounds import integral
     from pyspark.sql.types import NumericType
     from sqlglot import exp
 
     for col in spec.full.find_all(exp.Column):
         t = types.get(column_path(col))
-        if isinstance(t, NumericType) and not _integral(t):
+        if isinstance(t, NumericType) and not integral(t):
             return False
     return True
 
 
 def _kind(t) -> str:
-    from .evaluate import _KIND_OF_TYPE
+    from .evaluate import KIND_OF_TYPE
 
-    return next(k for cls, k in _KIND_OF_TYPE if isinstance(t, cls))
+    return next(k for cls, k in KIND_OF_TYPE if isinstance(t, cls))
 
 
 def _sql(e) -> str:

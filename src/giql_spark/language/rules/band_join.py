@@ -5,7 +5,7 @@ Any join left after :mod:`.interval_join` (DISTANCE <= d, windows, slop,
 time-series band) would run as Spark plans it: a hash join on its equality
 keys, or none, with the range as a filter — a nested loop per key. Its
 condition's conjuncts that relate the two sides are handed to
-:func:`giql_spark.planner.band.derive_band`, which finds equality keys and a
+:func:`giql_spark.band.derive_band`, which finds equality keys and a
 hull per side such that every pair satisfying the condition has equal keys
 and hulls that share a point. With hulls, the join becomes an
 :class:`~giql_spark.planner.nodes.IntervalJoin` of predicate ``band``: the
@@ -22,7 +22,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ...joins.spec import band_spec
-from ...planner.band import Blocked, derive_band
+from ...band import Blocked, derive_band
 from ...planner.nodes import IntervalJoin, Side
 from ..relations import (aliases_of, and_, conjuncts, each_select, install_result, join_type, kept_for_spark, new_name,
                          record, sides)

@@ -3,7 +3,7 @@
 ``/*+ INTERVAL_JOIN(binned, bin_size=20000) */`` after any SELECT of a query
 applies to every interval join of that query; each part is optional
 (``/*+ INTERVAL_JOIN(bin_size=5000) */`` leaves the strategy to the model),
-and the parameters are those of :mod:`giql_spark.joins.registry`. The parser
+and the parameters are those of :mod:`giql_spark.planner.registry`. The parser
 keeps a hint after SELECT as a hint and one elsewhere as a comment; both are
 read, and removed from the statement (other Spark hints stay). The options
 go to the root's meta under :data:`OPTIONS`.
@@ -16,7 +16,7 @@ import re
 from sqlglot import exp
 
 from ...errors import QuerySyntaxError
-from ...joins.registry import size_params
+from ...planner.registry import size_params
 from ..schema import Schema
 
 #: Meta key of the root: the options the hints set.

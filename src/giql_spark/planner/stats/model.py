@@ -115,7 +115,7 @@ class SideStats:
     source: str = "Spark estimate"
     #: True when the files' footers count no NULL in any column the side's
     #: interval reads (its chromosome aside): then a band's hull ends guarded
-    #: by ``IS NULL`` (unbounded, :class:`~giql_spark.planner.band.Band`) are
+    #: by ``IS NULL`` (unbounded, :class:`~giql_spark.band.Band`) are
     #: never taken on this side.
     null_free: bool | None = None
     #: Facts that could not be had, each with why (for EXPLAIN).

@@ -1,8 +1,8 @@
 """The interval-join strategies, one entry each.
 
-An entry names the strategy's join function (one signature:
-``join(left, right, spec, *, dry_run=False, **params) -> DataFrame``), its
-cost function in :mod:`giql_spark.planner.cost`, its parameters with their
+An entry names the strategy's join function in :mod:`giql_spark.joins` (one
+signature: ``join(left, right, spec, *, dry_run=False, **params) ->
+DataFrame``), its cost function in :mod:`.cost`, its parameters with their
 defaults, and whether rows cross into Python workers. The chooser, EXPLAIN,
 calibration, query hints, the command line and the DataFrame API all read
 this table, so adding a strategy means one module, its cost, and one entry.
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..planner import cost
-from . import binned, broadcast, jvm, naive, sweep
+from ..joins import binned, broadcast, jvm, naive, sweep
+from . import cost
 
 
 @dataclass(frozen=True)

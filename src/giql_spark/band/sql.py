@@ -1,4 +1,4 @@
-"""SQL to the interval DAG and back, for band derivation (:mod:`giql_spark.planner.band`).
+"""SQL to the interval DAG and back, for band derivation (:mod:`giql_spark.band`).
 
 :class:`Converter` turns one conjunct of a join condition (a sqlglot boolean
 expression) into a formula of :mod:`..intervals.nodes` in negation normal

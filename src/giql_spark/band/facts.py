@@ -1,4 +1,4 @@
-"""Facts a join condition implies about its two sides, for band derivation (:mod:`giql_spark.planner.band`).
+"""Facts a join condition implies about its two sides, for band derivation (:mod:`giql_spark.band`).
 
 For a NULL-free formula (:mod:`..intervals.present`), :class:`Deriver` finds
 the equality keys it implies and facts ``P <= H`` and ``L <= Q`` between a

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 
 from giql import Table
 
-from ..language.compile import compile_giql
-from ..language.relations import plan_nodes
-from ..language.rules import rewrite
-from ..language.rules.band_join import UNPLANNED
-from ..language.rules.hint import OPTIONS
-from ..language.schema import Schema
-from .nodes import Node
+from ..planner.nodes import Node
+from .compile import compile_giql
+from .relations import plan_nodes
+from .rules import rewrite
+from .rules.band_join import UNPLANNED
+from .rules.hint import OPTIONS
+from .schema import Schema
 
 
 @dataclass
