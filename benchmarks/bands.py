@@ -543,7 +543,7 @@ def main(argv=None) -> int:
     from giql_spark.planner import registry
 
     code["imported_from"] = str(Path(gs.__file__).parent)
-    cmap = contenders(sorted(registry.STRATEGIES))
+    cmap = contenders(sorted(registry.BATCH))
     if args.contenders:
         wanted = [c.strip() for c in args.contenders.split(",") if c.strip()]
         unknown = [w for w in wanted if w not in cmap]

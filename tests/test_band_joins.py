@@ -80,7 +80,7 @@ def strategy_configs() -> list[tuple[str, dict]]:
 #: The strategies forced here: all but those that run only on some inputs (the merge of
 #: Parquet files sorted by chromosome and start; these tables are in memory, so forcing it is
 #: an error; tests/test_jvm_merge_planner.py runs it on sorted files).
-STRATEGY_NAMES = sorted(n for n, s in registry.STRATEGIES.items() if s.refusal is None)
+STRATEGY_NAMES = sorted(n for n, s in registry.BATCH.items() if s.refusal is None)
 CONFIGS = strategy_configs()
 
 

@@ -59,7 +59,7 @@ def test_calibrate_writes_a_loadable_file(session, tmp_path, monkeypatch):
 
     # Every strategy this session can run, the JVM operators included; the generated files
     # are sorted, so the merge of sorted files is timed too.
-    assert strategies == set(registry.STRATEGIES) - set(registry.unavailable(session.spark))
+    assert strategies == set(registry.BATCH) - set(registry.unavailable(session.spark))
     assert {"binned", "sweep", "broadcast", "naive"} <= strategies
     for strategy in strategies:
         factor = loaded[f"scale_{strategy}"]

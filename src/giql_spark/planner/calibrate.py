@@ -76,7 +76,7 @@ def runs(rows: int) -> list[tuple[str, str, int, int, dict]]:
     out = []
     for profile, sizes in BIN_GRID.items():
         out.extend(("binned", profile, rows, rows, {"strategy": "binned", "bin_size": b}) for b in sizes)
-    for name, strategy in registry.STRATEGIES.items():
+    for name, strategy in registry.BATCH.items():
         # a strategy that runs only on some inputs (the merge of sorted files) is timed
         # where it accepts the generated data, which is sorted; see calibrate()
         if name == "binned":

@@ -1,4 +1,4 @@
-"""Pick a physical strategy for each node the rules produced.
+"""Pick a physical strategy for each node the rules produced, batch or stream.
 
 With statistics, by the cost model (:mod:`.cost`): the cheapest estimate that
 is not refused, with its parameters (the bin size that minimises the binned
@@ -6,6 +6,10 @@ estimate, the broadcast build side). Without any size for a side, by rules
 that need none. A strategy or parameter set by the session or by a query
 hint always wins; what it leaves open is still chosen by the model. The
 strategies and their parameters come from :mod:`.registry`.
+
+A join with a streaming side has no statistics (no Spark job runs on a
+stream): :func:`choose_stream` asks each strategy of the registry how it fits
+the join's shape and takes the best-ranked one that can run it.
 """
 
 from __future__ import annotations
@@ -38,19 +42,21 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
     if getattr(node.spec, "unbounded", False):
         null_free = bool(left.null_free and right.null_free)
         unavailable.update({name: "it cannot take the band's unbounded hull ends (rows with NULLs)"
-                            for name, s in registry.STRATEGIES.items()
+                            for name, s in registry.BATCH.items()
                             if not s.unbounded and not (null_free and s.unbounded_if_null_free)})
     consts, origin = constants or constants_mod.load()
     sh = shape(left, right, consts)
     estimates = []
     if sh is not None:
-        costs = {name: (s.cost, s.given(options)) for name, s in registry.STRATEGIES.items()}
+        costs = {name: (s.cost, s.given(options)) for name, s in registry.BATCH.items()}
         estimates = alternatives(sh, consts, node.spec.how, costs)
         for e in estimates:
             if e.strategy in unavailable and not e.refused:
                 e.refused = unavailable[e.strategy]
         estimates.sort(key=lambda e: (e.refused is not None, e.seconds))
     forced = options.get("strategy")
+    if forced and not registry.get(forced).batch:
+        raise QueryError(f"join strategy {forced!r} joins streams only; this join reads no stream")
     if forced:
         if registry.get(forced).name in unavailable:
             raise QueryError(f"join strategy {forced!r} cannot run this join: {unavailable[forced]}")
@@ -73,3 +79,38 @@ def _by_rules(left: SideStats, right: SideStats) -> tuple[str, str]:
     if right.size_bytes is not None and right.size_bytes <= BROADCAST_BYTES:
         return "broadcast", f"right side fits a broadcast index ({sizes})"
     return "binned", f"no side known to be small ({sizes}); binned needs no driver memory"
+
+
+#: Why a streaming join's strategy is chosen by rule, not by cost.
+STREAM_BASIS = "a side is a stream: no statistics are read (no Spark job runs on a stream); chosen by rule"
+
+
+def choose_stream(facts: registry.StreamFacts, options: dict, unavailable: dict[str, str] | None = None) -> Choice:
+    """The strategy for a join with a streaming side: the best-ranked strategy
+    whose :class:`~.registry.Fit` for ``facts`` is not refused, or the one the
+    session or a hint forces (an error where it cannot run this join)."""
+    unavailable = unavailable or {}
+    shape = "stream-stream" if facts.both else "stream-static"
+    fits = {}
+    for name, s in registry.STRATEGIES.items():
+        fit = s.stream(facts) if s.stream is not None else None
+        if fit is not None:
+            fits[name] = fit if name not in unavailable else registry.Fit(fit.rank, fit.reason, unavailable[name])
+    forced = options.get("strategy")
+    if forced:
+        name = registry.get(forced).name
+        if name not in fits:
+            raise QueryError(f"join strategy {forced!r} cannot run with a streaming side; a {shape} join runs as "
+                             f"{' or '.join(sorted(fits))}")
+        if fits[name].refused:
+            raise QueryError(f"join strategy {forced!r} cannot run this join: {fits[name].refused}")
+        return Choice(name, reason=f"set by the {options.get('_source', 'session')}")
+    ranked = sorted(fits.items(), key=lambda kv: (kv[1].rank, kv[0]))
+    runnable = [(n, f) for n, f in ranked if not f.refused]
+    if not runnable:
+        raise QueryError(f"no strategy can run this {shape} join: "
+                         + "; ".join(f"{n}: {f.refused}" for n, f in ranked))
+    name, fit = runnable[0]
+    passed = [f"{n}: {f.refused}" for n, f in ranked if f.refused and f.rank < fit.rank]
+    reason = f"{STREAM_BASIS}: {fit.reason}" + (f" (not {'; '.join(passed)})" if passed else "")
+    return Choice(name, reason=reason)

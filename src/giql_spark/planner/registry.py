@@ -35,10 +35,36 @@ class Param:
 
 
 @dataclass(frozen=True)
+class StreamFacts:
+    """What the chooser knows of a join with a streaming side: no statistics
+    (no Spark job runs on a stream), only its shape and what Spark estimates."""
+
+    both: bool                 # both sides are streams
+    how: str
+    static_bytes: int | None   # Spark's size estimate of the static side (stream x static)
+    #: Why the exact condition cannot be evaluated inside a Python operator (None: it can).
+    uncompiled: str | None = None
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How a strategy fits a streaming join: ``rank`` orders the candidates
+    (lowest first), ``reason`` says why it fits; ``refused`` says why it
+    cannot run this join although it runs the shape."""
+
+    rank: int
+    reason: str = ""
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
 class Strategy:
     name: str
-    join: Callable
-    cost: Callable
+    #: ``join(left, right, spec, *, dry_run=False, **params)``; None for an
+    #: operator that only joins streams (built by :mod:`giql_spark.streaming.plan`).
+    join: Callable | None
+    #: The batch cost (:mod:`.cost`); None for a strategy that does not join batches.
+    cost: Callable | None
     params: tuple[Param, ...] = ()
     #: Rows cross into Python workers: Spark cannot prune struct fields through
     #: ``mapInArrow``, so the sides are pruned to the fields a statement reads first.
@@ -63,7 +89,14 @@ class Strategy:
     #: run one particular join (its inputs' layout), checked when the
     #: statement is planned (None: it runs any join its cost accepts).
     refusal: Callable | None = None
+    #: ``stream(facts: StreamFacts) -> Fit | None``: how it joins with a streaming
+    #: side, None where it cannot take that shape (a stream is read in micro-batches).
+    stream: Callable[[StreamFacts], Fit | None] | None = None
     summary: str = ""
+
+    @property
+    def batch(self) -> bool:
+        return self.cost is not None
 
     def given(self, options: dict) -> dict:
         """The parameters ``options`` fix, plus the defaults of those the model does not choose."""
@@ -94,22 +127,57 @@ class Strategy:
         return out
 
 
+#: Below this size (Spark's estimate) a JVM operator re-broadcasting the static side each micro-batch is cheap.
+SMALL_STATIC_BYTES = 16 * 2**20
+
+
+def _jvm_broadcast_stream(f: StreamFacts) -> Fit | None:
+    if f.both:
+        return None
+    if f.static_bytes is not None and f.static_bytes <= SMALL_STATIC_BYTES:
+        return Fit(0, f"the static side is small (~{f.static_bytes:,} bytes by Spark's estimate), so the JVM "
+                      "operator broadcasting it each micro-batch is cheap")
+    if f.uncompiled is not None:
+        return Fit(2, f"the condition cannot be evaluated in Python ({f.uncompiled})")
+    return Fit(2, "the JVM operator broadcasts and indexes the static side each micro-batch")
+
+
+def _broadcast_stream(f: StreamFacts) -> Fit | None:
+    if f.both:
+        return None
+    if f.how != "inner" and f.uncompiled is not None:
+        return Fit(1, refused=f"the condition of this {f.how.upper()} join cannot be evaluated in the "
+                              f"operator ({f.uncompiled})")
+    return Fit(1, "the static side is indexed once, when the query is planned, and each micro-batch probes "
+                  "it in compiled code")
+
+
+def _naive_stream(f: StreamFacts) -> Fit | None:
+    return None if f.both else Fit(3, "Spark's own join compares every pair on a key")
+
+
+def _stream_state_stream(f: StreamFacts) -> Fit | None:
+    return Fit(0, "a stateful operator holds each side's rows while the other side's progress lets them "
+                  "match") if f.both else None
+
+
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("binned", binned.join, cost.binned_cost,
              (Param("bin_size", binned.DEFAULT_BIN_SIZE, chosen=True, size=True),),
              summary="intervals expanded to fixed-size bins; an equi-join on (chromosome, bin) in the JVM"),
     Strategy("broadcast", broadcast.join, cost.broadcast_cost,
              (Param("build", "right", chosen=True, shown=False),), python=True,
-             calibration=lambda n: (n, max(1, n // 10)),
+             calibration=lambda n: (n, max(1, n // 10)), stream=_broadcast_stream,
              summary="the small side indexed and shipped to every task; the other side probes it in Python"),
     Strategy("sweep", sweep.join, cost.sweep_cost,
              (Param("tile_size", sweep.DEFAULT_TILE_SIZE, size=True),), python=True,
              summary="both sides cut into genome tiles, sorted and swept per tile in Python"),
     Strategy("naive", naive.join, cost.naive_cost, calibration=lambda n: (2_000, 2_000),
-             calibration_profiles=("uniform",),
+             calibration_profiles=("uniform",), stream=_naive_stream,
              summary="Spark's own join: a nested loop per chromosome"),
     Strategy("jvm_broadcast", jvm.broadcast_join, cost.jvm_broadcast_cost,
              (Param("build", "auto", chosen=True, shown=False),), available=jvm.available,
+             stream=_jvm_broadcast_stream,
              summary="the small side indexed in the JVM and broadcast; the other side probes it in the JVM"),
     Strategy("jvm_sweep", jvm.sweep_join, cost.jvm_sweep_cost,
              (Param("tile_size", 1_000_000, size=True),), available=jvm.available, unbounded=False,
@@ -118,7 +186,12 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              unbounded_if_null_free=True,
              refusal=jvm.merge_refusal,
              summary="Parquet files sorted by (chromosome, start) read range by range and swept in the JVM, no shuffle"),
+    Strategy("stream_state", None, None, python=True, stream=_stream_state_stream,
+             summary="stream x stream: each side's rows held in Spark's state store while the other side's "
+                     "progress lets them match"),
 )}
+#: The strategies that join batches (the cost model prices these).
+BATCH: dict[str, Strategy] = {n: s for n, s in STRATEGIES.items() if s.batch}
 
 
 def get(name: str) -> Strategy:
@@ -157,9 +230,9 @@ def size_params() -> tuple[str, ...]:
 
 
 def settled(options: dict) -> bool:
-    """Whether ``options`` force a strategy and every parameter it would have chosen."""
+    """Whether ``options`` force a batch strategy and every parameter it would have chosen."""
     name = options.get("strategy")
-    return name in STRATEGIES and STRATEGIES[name].settled(options)
+    return name in BATCH and BATCH[name].settled(options)
 
 
 def plan(left, right, spec, strategy: str = "binned", **params):

@@ -28,7 +28,10 @@ from ..errors import QueryError
 from ..joins import jvm, naive
 from ..joins.fields import prune
 from ..joins.spec import JoinSpec, band_key, spark
+from ..planner import registry
+from ..planner.choose import choose_stream
 from ..planner.nodes import Built, Choice, IntervalJoin, Node, Timing
+from ..planner.registry import StreamFacts
 from ..planner.stats.spark import plan_facts
 from . import processor as P
 from .bounds import SideInput, plan_pruning
@@ -44,8 +47,6 @@ DEFAULT_BUCKETS = 16
 #: Spark conf naming the state store; the stateful operator needs RocksDB.
 PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-#: Below this size (Spark's estimate) the JVM operator re-broadcasting the static side per micro-batch is cheap.
-SMALL_STATIC_BYTES = 16 * 2**20
 #: How rows cross the stateful operator: JSON with microsecond timestamps round-trips exactly.
 JSON_OPTIONS = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX",
                 "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
@@ -64,6 +65,10 @@ def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, dr
         df, choice = stream_static(node, left, right, options, dry_run=dry_run)
     choice.timing = Timing()
     return Built(node, choice, df)
+
+
+def _unavailable(spark) -> dict[str, str]:
+    return registry.unavailable(spark)
 
 
 def _compiled(spec: JoinSpec, left: DataFrame, right: DataFrame):
@@ -89,31 +94,10 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
                          f"side is not supported by Spark (a stream-static join may preserve only the stream's "
                          f"rows: with the stream on the {where}, use {' / '.join(_STREAM_STATIC[stream_is_left])})")
     compiled, why = (None, None) if spec.how == "inner" else _compiled(spec, left, right)
-    jvm_ok, jvm_why = jvm.available(left.sparkSession)
-    size = plan_facts(static, files=False).size
-    forced = options.get("strategy")
-    base = "a side is a stream: no statistics are read (no Spark job runs on a stream); chosen by rule"
-    if forced in ("jvm_broadcast", "broadcast", "naive"):
-        strategy, reason = forced, f"set by the {options.get('_source', 'session')}"
-        if forced == "jvm_broadcast" and not jvm_ok:
-            raise QueryError(f"join strategy 'jvm_broadcast' cannot run this join: {jvm_why}")
-        if forced == "broadcast" and spec.how != "inner" and compiled is None:
-            raise QueryError(f"join strategy 'broadcast' cannot run this {spec.how.upper()} join on a stream: "
-                             f"the condition cannot be evaluated in the operator ({why})")
-    elif forced:
-        raise QueryError(f"join strategy {forced!r} cannot run with a streaming side; a stream-static join runs "
-                         "as broadcast, jvm_broadcast or naive")
-    elif jvm_ok and size is not None and size <= SMALL_STATIC_BYTES:
-        strategy, reason = "jvm_broadcast", (f"{base}: the static side is small (~{size:,} bytes by Spark's "
-                                             "estimate), so the JVM operator broadcasting it each micro-batch is cheap")
-    elif spec.how == "inner" or compiled is not None:
-        strategy, reason = "broadcast", (f"{base}: the static side is indexed once, when the query is planned, and "
-                                         "each micro-batch probes it in compiled code")
-    elif jvm_ok:
-        strategy, reason = "jvm_broadcast", f"{base}: the condition cannot be evaluated in Python ({why})"
-    else:
-        strategy, reason = "naive", (f"{base}: no index can run it (condition: {why}; JVM operators: {jvm_why}); "
-                                     "Spark's own join compares every pair on a key")
+    facts = StreamFacts(both=False, how=spec.how, static_bytes=plan_facts(static, files=False).size,
+                        uncompiled=why)
+    choice = choose_stream(facts, options, _unavailable(left.sparkSession))
+    strategy = choice.strategy
     build = "right" if stream_is_left else "left"
     notes = [f"stream: the {where} side; static side indexed: {build}"]
     if strategy == "jvm_broadcast":
@@ -125,8 +109,9 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
                                             else "in the operator, per candidate pair"))
     else:
         df = naive.join(left, right, spec)
-    params = {"build": build} if strategy != "naive" else {}
-    return df, Choice(strategy, params, reason, notes=notes)
+    choice.params = {"build": build} if strategy != "naive" else {}
+    choice.notes = notes
+    return df, choice
 
 
 # -- stream x stream --------------------------------------------------------------------------------------------
@@ -136,6 +121,8 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 
     spec = node.spec
     spark_session = left.sparkSession
+    choice = choose_stream(StreamFacts(both=True, how=spec.how, static_bytes=None), options,
+                           _unavailable(spark_session))
     provider = spark_session.conf.get(PROVIDER_CONF, None) or ""
     if "RocksDB" not in provider:
         raise QueryError(f"a stream-stream interval join keeps its state in the RocksDB state store; set "
@@ -209,9 +196,8 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
         "exact condition: " + ("in Spark, after the operator" if compiled is None else "in the operator"),
         f"metrics: query.lastProgress['observedMetrics'][{name!r}]: {', '.join(P.METRICS)}",
     ]
-    reason = ("both sides are streams: no statistics are read (no Spark job runs on a stream); a stateful "
-              "operator holds each side's rows while the other side's progress lets them match")
-    return result, Choice("stream_state", {"buckets": buckets}, reason, notes=notes)
+    choice.params, choice.notes = {"buckets": buckets}, notes
+    return result, choice
 
 
 def _integer_columns(spec: JoinSpec, types: dict) -> bool:
