@@ -2,7 +2,7 @@
 """Band-join benchmark: giql-spark's range joins against today's plan, DuckDB and the interval libraries.
 
     PYTHONPATH=src python benchmarks/bands.py --sizes 100000,1000000 --repeats 3 \\
-        --peers-python /work/peers-venv/bin/python --out benchmarks/BANDS.md
+        --peers-python /work/peers-venv/bin/python --out benchmarks/reports/BANDS.md
 
 Two band queries (``--window`` and ``--distance`` set their constants)::
 
@@ -507,7 +507,7 @@ def main(argv=None) -> int:
     ap.add_argument("--duckdb-threads", type=int, default=2)
     ap.add_argument("--peers-python", default=os.environ.get("GIQL_BENCH_PEERS_PYTHON"),
                     help="a Python with polars-bio and pyranges (without it they are not run)")
-    ap.add_argument("--out", default=str(HERE / "BANDS.md"))
+    ap.add_argument("--out", default=str(HERE / "reports" / "BANDS.md"))
     ap.add_argument("--no-snapshot", action="store_true")
     ap.add_argument("--render", help="only rewrite --out from this raw .json")
     ap.add_argument("--verbose", action="store_true", help="show the Spark workers' stderr")

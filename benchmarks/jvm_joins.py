@@ -3,7 +3,7 @@
 
     PYTHONPATH=src python benchmarks/jvm_joins.py --sizes 1000000,10000000 --repeats 3 \
         --spark-at 1000000 --pairs-at 1000000 --peers-python /work/peers-venv/bin/python \
-        --out benchmarks/JVM.md
+        --out benchmarks/reports/JVM.md
 
 Contenders: the merge join (both files sorted by (chrom, start): no shuffle), the broadcast index,
 the tiled sweep, the GIQL statement through the planner, Spark's own plan and polars-bio; pairs
@@ -141,7 +141,7 @@ def main() -> None:
     ap.add_argument("--pairs-at", default="1000000")
     ap.add_argument("--peers-python", default="/work/peers-venv/bin/python")
     ap.add_argument("--memory", default="8g")
-    ap.add_argument("--out", default=str(HERE / "JVM.md"))
+    ap.add_argument("--out", default=str(HERE / "reports" / "JVM.md"))
     ap.add_argument("--render", help="only rewrite --out from this results JSON (and --extra)")
     ap.add_argument("--extra", action="append", default=[],
                     help="with --render: more results JSON whose rows are appended")

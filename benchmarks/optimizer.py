@@ -519,7 +519,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600.0, help="per-run timeout in seconds")
     ap.add_argument("--budget-minutes", type=float, default=None, help="do not start a run past this wall time")
-    ap.add_argument("--out", default=str(HERE / "OPTIMIZER.md"), help="markdown report; the JSON goes next to it")
+    ap.add_argument("--out", default=str(HERE / "reports" / "OPTIMIZER.md"), help="markdown report; the JSON goes next to it")
     ap.add_argument("--strategies", default=",".join(FORCEABLE),
                     help="forced strategies to run (the optimizer always runs); the jvm_* ones need the "
                          "extension, which giql_spark.local_spark loads")

@@ -3,7 +3,7 @@
 single-node libraries and hand-written Spark SQL, time and peak memory.
 
     PYTHONPATH=src python benchmarks/scale.py --peers-python /work/peers-venv/bin/python \\
-        --out benchmarks/SCALE.md
+        --out benchmarks/reports/SCALE.md
 
 Data (``joins.py``'s generator, hg38-shaped, 0-based half-open, sorted by chromosome and
 start): uniform at 1M, 10M and 100M rows a side, heavy and middle at 10M. The 100M files
@@ -358,7 +358,7 @@ def main(argv=None) -> int:
     ap.add_argument("--polars-bio-partitions", type=int, default=2,
                     help="DataFusion target partitions for polars-bio (its default is 1): the cores Spark gets")
     ap.add_argument("--peers-python", default=os.environ.get("GIQL_BENCH_PEERS_PYTHON", sys.executable))
-    ap.add_argument("--out", default=str(HERE / "SCALE.md"))
+    ap.add_argument("--out", default=str(HERE / "reports" / "SCALE.md"))
     ap.add_argument("--render", help="only rewrite --out (and the PNG) from this raw .json")
     ap.add_argument("--note", action="append", default=[])
     ap.add_argument("--verbose", action="store_true")

@@ -2,7 +2,7 @@
 """Streaming benchmark: giql-spark's stream-stream joins against Spark's built-in stream-stream join.
 
     PYTHONPATH=src python benchmarks/streaming.py --rows 10000000 --batches 100 --time-limit spark=900 \
-        --out benchmarks/STREAMING.md
+        --out benchmarks/reports/STREAMING.md
 
 Two sorted streams (``--rows`` intervals each over 23 chromosomes, widths drawn uniformly from
 ``[--min-width, --max-width]``, starts ``--gap`` apart on average) arrive as ``--batches``
@@ -282,7 +282,7 @@ def main() -> None:
     ap.add_argument("--joins", default=",".join(JOINS))
     ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--data", default=None, help="data directory (default: a temp dir named by --rows)")
-    ap.add_argument("--out", default=str(HERE / "STREAMING.md"))
+    ap.add_argument("--out", default=str(HERE / "reports" / "STREAMING.md"))
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--partitions", type=int, default=2)
     ap.add_argument("--driver-memory", default="4g")
