@@ -14,8 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPORTS = HERE / "reports"
+from harness.data import REPORTS_DIR as REPORTS
 
 
 def demote(text: str) -> str:
