@@ -4,7 +4,7 @@
 Example::
 
     python benchmarks/joins.py --size 1000000 --profiles uniform,heavy,middle \
-        --ops count,pairs --repeats 3 --out benchmarks/reports/RESULTS.md
+        --ops count,pairs --repeats 3 --out benchmarks/reports/JOINS.md
 
 See benchmarks/README.md for what each contender is and how the timing is done.
 """
@@ -225,7 +225,7 @@ def main(argv=None) -> int:
     ap.add_argument("--profiles", default="uniform,heavy,middle")
     ap.add_argument("--ops", default="count,pairs")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--out", default=str(REPORTS_DIR / "RESULTS.md"))
+    ap.add_argument("--out", default=str(REPORTS_DIR / "JOINS.md"))
     ap.add_argument("--contenders", default=None,
                     help="comma-separated subset of contender names (default: all)")
     ap.add_argument("--bin-sizes", default="50000", help="binned strategy bin sizes, one row each")
