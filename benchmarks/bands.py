@@ -2,7 +2,7 @@
 """Band-join benchmark: giql-spark's range joins against today's plan, DuckDB and the interval libraries.
 
     PYTHONPATH=src python benchmarks/bands.py --sizes 100000,1000000 --repeats 3 \\
-        --peers-python /work/peers-venv/bin/python --out benchmarks/reports/BANDS.md
+        --peers-python peers/bin/python --out benchmarks/reports/BANDS.md
 
 Two band queries (``--window`` and ``--distance`` set their constants)::
 

@@ -2,7 +2,7 @@
 """Benchmark of the JVM broadcast interval join against Spark's own plan and polars-bio.
 
     PYTHONPATH=src python benchmarks/jvm_joins.py --sizes 1000000,10000000 --repeats 3 \
-        --spark-at 1000000 --pairs-at 1000000 --peers-python /work/peers-venv/bin/python \
+        --spark-at 1000000 --pairs-at 1000000 --peers-python peers/bin/python \
         --out benchmarks/reports/JVM.md
 
 Contenders: the merge join (both files sorted by (chrom, start): no shuffle), the broadcast index,

@@ -2,7 +2,7 @@
 """Scale benchmark: interval joins from 1M to 100M rows a side, giql-spark against the
 single-node libraries and hand-written Spark SQL, time and peak memory.
 
-    PYTHONPATH=src python benchmarks/scale.py --peers-python /work/peers-venv/bin/python \\
+    PYTHONPATH=src python benchmarks/scale.py --peers-python peers/bin/python \\
         --out benchmarks/reports/SCALE.md
 
 Data (``harness/data.py``'s generator, hg38-shaped, 0-based half-open, sorted by chromosome and
