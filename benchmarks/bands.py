@@ -2,7 +2,7 @@
 """Band-join benchmark: giql-spark's range joins against today's plan, DuckDB and the interval libraries.
 
     PYTHONPATH=src python benchmarks/bands.py --sizes 100000,1000000 --repeats 3 \\
-        --peers-python /work/peers-venv/bin/python --out benchmarks/BANDS.md
+        --peers-python peers/bin/python --out benchmarks/reports/BANDS.md
 
 Two band queries (``--window`` and ``--distance`` set their constants)::
 
@@ -10,7 +10,7 @@ Two band queries (``--window`` and ``--distance`` set their constants)::
     distance: a.chrom = b.chrom AND DISTANCE(a.interval, b.interval) <= 1000
 
 each as ``SELECT COUNT(*)`` (count) and as every pair written to Parquet (pairs), on the
-``uniform`` and ``heavy`` profiles of ``joins.py`` (hg38, 0-based half-open). The 1M size
+``uniform`` and ``heavy`` profiles of ``harness/data.py`` (hg38, 0-based half-open). The 1M size
 is ``joins.py``'s 1M files; 100K is the first 100K rows of those position-sorted files
 (chr1 and part of chr2). See benchmarks/README.md ("Band joins") for the contenders, the
 timing and the memory measurement.
@@ -22,7 +22,6 @@ import argparse
 import datetime as _dt
 import json
 import os
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -31,16 +30,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness.data import DATA_DIR, REPORTS_DIR, ROW_GROUP, data_paths, parquet_rows, warmup_paths, write_parquet
+from harness.machine import machine_facts, peers_versions
+from harness.queries import PAIR_COLUMNS
+from harness.report import command_line, one_line, spread, write_report
+from harness.report import fmt_s as _fmt_s
+from harness.rounds import Budget, rotated, select_contenders
+from harness.rss import TreePeak, run_measured
+from harness.snapshot import freeze, release
+from harness.spark import RunTimeout, collect_garbage, local_spark, spark_action
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import joins as gen  # noqa: E402  (data generation, isolation, machine facts)
-from rss import TreePeak  # noqa: E402  (peak RSS of a process tree)
-
-DATA_DIR = gen.DATA_DIR
 BASE_SIZE = 1_000_000
 PROFILES = ("uniform", "heavy")
-PAIR_COLUMNS = gen.PAIR_COLUMNS
 
 
 # --------------------------------------------------------------------------- queries
@@ -71,13 +73,7 @@ def duckdb_sql(op: str, cond: str) -> str:
 
 # --------------------------------------------------------------------------- data
 def _write(table, path: Path, row_group: int) -> Path:
-    import pyarrow.parquet as pq
-
-    if not path.exists():
-        tmp = path.with_suffix(".tmp")
-        pq.write_table(table, tmp, row_group_size=row_group)
-        tmp.rename(path)
-    return path
+    return path if path.exists() else write_parquet(table, path, row_group)
 
 
 def data_files(profile: str, size: int, window: int, distance: int) -> dict[str, Path]:
@@ -93,9 +89,9 @@ def data_files(profile: str, size: int, window: int, distance: int) -> dict[str,
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    lpath, rpath = gen.data_paths(profile, BASE_SIZE)
+    lpath, rpath = data_paths(profile, BASE_SIZE)
     stem = f"{profile}_{BASE_SIZE}" if size == BASE_SIZE else f"{profile}_{BASE_SIZE}_head{size}"
-    row_group = gen.ROW_GROUP if size >= 4 * gen.ROW_GROUP else max(8_192, size // 4)
+    row_group = ROW_GROUP if size >= 4 * ROW_GROUP else max(8_192, size // 4)
     out = {}
     for side, src in (("left", lpath), ("right", rpath)):
         if size == BASE_SIZE:
@@ -176,17 +172,11 @@ def contenders(strategies: list[str]) -> dict[str, dict]:
 # --------------------------------------------------------------------------- Spark worker
 def worker(args) -> int:
     """A Spark contender's process: reads one JSON request a line, answers one JSON line."""
-    import gc
-
     import giql_spark as gs
 
     cfg = json.loads(args.worker)
-    spark = gs.local_spark(args.master, app_name="giql-spark-bands", config={
-        "spark.driver.memory": args.driver_memory,
-        "spark.sql.shuffle.partitions": str(args.shuffle_partitions),
-        "spark.ui.enabled": "false",
-    })
-    runner = gen.Runner(spark)
+    spark = local_spark(args.master, args.driver_memory, args.shuffle_partitions, app_name="giql-spark-bands",
+                        ui=False)
 
     def session(strategy=None):
         return gs.Session(spark, strategy=strategy or cfg.get("strategy"))
@@ -205,12 +195,12 @@ def worker(args) -> int:
     # cost model's choice on the small warm-up files need not be its choice on the timed ones,
     # so with nothing forced every JVM operator runs once too (one a join refuses is skipped):
     # a first timed query then pays no JIT or code generation for whichever it picks.
-    wl, wr = gen.warmup_paths()
+    wl, wr = warmup_paths()
     extra = [] if cfg.get("strategy") else ["jvm_broadcast", "jvm_merge", "jvm_sweep"]
     for cond in json.loads(args.warmup_conditions):
         for strategy in [None] + extra:
             try:
-                runner.spark_action(lambda: run({"left": str(wl), "right": str(wr), "op": "count", "cond": cond},
+                spark_action(spark, lambda: run({"left": str(wl), "right": str(wr), "op": "count", "cond": cond},
                                                 strategy), 600)
             except gs.QueryError:
                 if strategy is None:
@@ -219,22 +209,20 @@ def worker(args) -> int:
 
     for line in sys.stdin:
         req = json.loads(line)
-        gc.collect()
-        spark.sparkContext._jvm.System.gc()  # no run pays for an earlier one's garbage
-        time.sleep(0.3)
+        collect_garbage(spark, pause=0.3)
         reply: dict = {}
         try:
             t0 = time.perf_counter()
-            res = runner.spark_action(lambda: run(req), req["timeout"])
+            res = spark_action(spark, lambda: run(req), req["timeout"])
             reply["seconds"] = time.perf_counter() - t0
             reply["rows"] = res.get("rows", None)
             if req["op"] == "pairs":
-                reply["rows"] = gen.parquet_rows(Path(req["out"]))
+                reply["rows"] = parquet_rows(Path(req["out"]))
             reply["status"] = "ok"
-        except gen.RunTimeout:
+        except RunTimeout:
             reply["status"] = "timeout"
         except Exception as e:  # noqa: BLE001
-            reply["status"] = f"error: {' '.join(str(e).split())[:300]}"
+            reply["status"] = f"error: {one_line(e)}"
         finally:
             shutil.rmtree(req.get("out", ""), ignore_errors=True)
         if req.get("describe") and reply["status"] == "ok":
@@ -290,35 +278,26 @@ def run_peer(c: dict, req: dict, args) -> tuple[dict, int]:
            req["out"], "--pad", str(req["pad"]), "--threads", str(args.duckdb_threads)]
     if c["tool"] == "duckdb":
         cmd += ["--sql", duckdb_sql(req["op"], req["cond"])]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    with TreePeak(proc.pid) as rss:
-        try:
-            out, err = proc.communicate(timeout=req["timeout"])
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            return {"status": "timeout"}, rss.bytes
+    done = run_measured(cmd, timeout=req["timeout"])
+    if done.timed_out:
+        return {"status": "timeout"}, done.rss
     shutil.rmtree(req["out"], ignore_errors=True)
-    if proc.returncode != 0:
-        last = (err.strip().splitlines() or ["failed"])[-1]
-        return {"status": f"error: {last[:300]}"}, rss.bytes
-    rec = json.loads(out.strip().splitlines()[-1])
-    return {"status": "ok", "seconds": rec["seconds"], "rows": rec["rows"]}, rss.bytes
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["failed"])[-1]
+        return {"status": f"error: {last[:300]}"}, done.rss
+    rec = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"status": "ok", "seconds": rec["seconds"], "rows": rec["rows"]}, done.rss
 
 
 # --------------------------------------------------------------------------- report
 def fmt_s(x: float | None) -> str:
-    return "—" if x is None else gen.fmt_s(x)
+    return "—" if x is None else _fmt_s(x)
 
 
 def cell(times: list, timeouts: int, timeout: float) -> str:
     if not times:
         return f"> {timeout:.0f} s" if timeouts else "—"
-    txt = f"{fmt_s(statistics.median(times))} ({len(times)}"
-    if len(times) > 1:
-        txt += f", {fmt_s(min(times))}–{fmt_s(max(times))}"
-    txt += ")"
-    return txt + (f" + {timeouts} timeout" if timeouts else "")
+    return spread(times, dash="–") + (f" + {timeouts} timeout" if timeouts else "")
 
 
 def gib(b: int | None) -> str:
@@ -507,7 +486,7 @@ def main(argv=None) -> int:
     ap.add_argument("--duckdb-threads", type=int, default=2)
     ap.add_argument("--peers-python", default=os.environ.get("GIQL_BENCH_PEERS_PYTHON"),
                     help="a Python with polars-bio and pyranges (without it they are not run)")
-    ap.add_argument("--out", default=str(HERE / "BANDS.md"))
+    ap.add_argument("--out", default=str(REPORTS_DIR / "BANDS.md"))
     ap.add_argument("--no-snapshot", action="store_true")
     ap.add_argument("--render", help="only rewrite --out from this raw .json")
     ap.add_argument("--verbose", action="store_true", help="show the Spark workers' stderr")
@@ -523,10 +502,9 @@ def main(argv=None) -> int:
         Path(args.out).write_text(render(rec))
         return 0
 
-    cmdline = "PYTHONPATH=src python " + " ".join(shlex.quote(a) for a in
-                                                  [os.path.relpath(sys.argv[0])] + sys.argv[1:])
+    cmdline = command_line("PYTHONPATH=src python")
     started = _dt.datetime.now(_dt.timezone.utc)
-    t_start = time.monotonic()
+    budget = Budget(args.budget_minutes)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     profiles = [p for p in args.profiles.split(",") if p]
     ops = [o for o in args.ops.split(",") if o]
@@ -535,21 +513,11 @@ def main(argv=None) -> int:
     naive_cells = set() if args.naive == "none" else {(int(c.split(":")[0]), c.split(":")[1])
                                                       for c in args.naive.split(",") if c}
 
-    code = {"source": "installed tree"}
-    if not args.no_snapshot:
-        code = gen.snapshot_package(DATA_DIR)
+    code = freeze(not args.no_snapshot)
     import duckdb
-    import giql_spark as gs
     from giql_spark.planner import registry
 
-    code["imported_from"] = str(Path(gs.__file__).parent)
-    cmap = contenders(sorted(registry.BATCH))
-    if args.contenders:
-        wanted = [c.strip() for c in args.contenders.split(",") if c.strip()]
-        unknown = [w for w in wanted if w not in cmap]
-        if unknown:
-            ap.error(f"unknown contender(s) {unknown}; known: {', '.join(cmap)}")
-        cmap = {k: v for k, v in cmap.items() if k in wanted}
+    cmap = select_contenders(contenders(sorted(registry.BATCH)), args.contenders, ap.error)
     caveats = [f"- {n}" for n in args.note]
     if not args.peers_python:
         dropped = [k for k, v in cmap.items() if v["kind"] == "peer" and not v.get("local")]
@@ -564,31 +532,18 @@ def main(argv=None) -> int:
             data[f"{size:,}, {p}"] = describe_data(paths[(size, p)])
             print(f"[data] {size:,} {p}: {data[f'{size:,}, {p}']}", flush=True)
 
-    from pyspark.sql import SparkSession  # noqa: F401  (facts need a session; a short one)
-
-    probe = gs.local_spark(args.master, app_name="giql-spark-bands-facts", config={"spark.ui.enabled": "false"})
-    facts = gen.machine_facts(probe)
-    probe.stop()
-    peers_versions = None
-    if args.peers_python:
-        v = subprocess.run([args.peers_python, "-c", "import polars, polars_bio, pyranges, pandas; print("
-                            "f'polars-bio {polars_bio.__version__} (polars {polars.__version__}), "
-                            "pyranges {pyranges.__version__}, pandas {pandas.__version__}')"],
-                           capture_output=True, text=True)
-        peers_versions = v.stdout.strip() or v.stderr.strip()[-200:]
+    facts = machine_facts()
     tmp_root = Path(tempfile.mkdtemp(prefix="giql-bands-", dir=str(DATA_DIR)))
     runs: list[dict] = []
     timed_out: set = set()  # (size, profile, query, op, contender): not run again after a timeout
     rec = {"command": cmdline, "started": started.isoformat(), "code": code, "machine": facts,
-           "duckdb": duckdb.__version__, "peers_versions": peers_versions, "conditions": conds,
+           "duckdb": duckdb.__version__,
+           "peers_versions": peers_versions(args.peers_python) if args.peers_python else None, "conditions": conds,
            "contenders": cmap, "data": data, "runs": runs,
            "args": {"sizes": sizes, "profiles": profiles, "ops": ops, "timeout": args.timeout,
                     "master": args.master, "driver_memory": args.driver_memory,
                     "shuffle_partitions": args.shuffle_partitions, "duckdb_threads": args.duckdb_threads,
                     "repeats": args.repeats}}
-
-    def over_budget() -> bool:
-        return args.budget_minutes is not None and time.monotonic() - t_start > args.budget_minutes * 60
 
     timeouts = {k: float(v) for k, v in (t.split("=") for t in args.timeouts.split(",") if t)}
     skip = {tuple(x.replace("@", "/").rsplit("/", 2)) for x in args.skip.split(",") if x}
@@ -635,7 +590,7 @@ def main(argv=None) -> int:
                 if (size, p, q, op, cname) not in timed_out]
         if not todo:
             return
-        if over_budget():
+        if budget.over():
             caveats.append(f"- {cname}: round {rep} at {size:,} not run (time budget).")
             return
         if c["kind"] == "spark":
@@ -667,8 +622,7 @@ def main(argv=None) -> int:
     names = [n for n in cmap if not cmap[n].get("naive")]
     for size in sizes:
         for rep in range(1, args.repeats + 1):
-            k = (rep - 1) % len(names)
-            for cname in names[k:] + names[:k]:
+            for cname in rotated(names, rep - 1):
                 run_contender(cname, size, rep)
             if rep <= args.naive_rounds:  # today's plan, right after the round
                 for cname in [n for n in cmap if cmap[n].get("naive")]:
@@ -704,14 +658,11 @@ def main(argv=None) -> int:
         caveats.append(f"- {cname}, {size:,} {p} {q} {op}: timed out after {timeouts.get(cname, args.timeout):.0f} s;"
                        " not run again.")
     rec.update(verify=verify, caveats=caveats, ended=_dt.datetime.now(_dt.timezone.utc).isoformat(),
-               minutes=(time.monotonic() - t_start) / 60)
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(rec, indent=1, default=str) + "\n")
-    out.write_text(render(rec))
+               minutes=budget.elapsed_minutes())
+    write_report(Path(args.out), render(rec), rec)
     print(render(rec))
     shutil.rmtree(tmp_root, ignore_errors=True)
-    if code.get("snapshot"):
-        shutil.rmtree(code["snapshot"], ignore_errors=True)
+    release(code)
     return 0
 
 

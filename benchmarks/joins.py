@@ -4,7 +4,7 @@
 Example::
 
     python benchmarks/joins.py --size 1000000 --profiles uniform,heavy,middle \
-        --ops count,pairs --repeats 3 --out benchmarks/RESULTS.md
+        --ops count,pairs --repeats 3 --out benchmarks/reports/JOINS.md
 
 See benchmarks/README.md for what each contender is and how the timing is done.
 """
@@ -15,15 +15,12 @@ import argparse
 import datetime as _dt
 import json
 import os
-import platform
-import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,117 +28,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-HERE = Path(__file__).resolve().parent
-DATA_DIR = HERE / "data"
+from harness.data import DATA_DIR, PROFILES, REPORTS_DIR, data_paths, parquet_rows, warmup_paths
+from harness.machine import load_averages, machine_facts, peers_versions
+from harness.queries import BIN10K_PAIRS_SELECT, GIQL_COUNT, GIQL_PAIRS, PAIR_COLUMNS, bin10k
+from harness.report import command_line, fmt_ratio, machine_lines, one_line, spread, write_report
+from harness.rounds import Budget, rotated, select_contenders
+from harness.snapshot import freeze, release
+from harness.spark import RunTimeout, local_spark, spark_action
 
-# hg38 primary assembly, chr1..chr22, chrX, chrY (UCSC chrom.sizes).
-HG38 = {
-    "chr1": 248_956_422, "chr2": 242_193_529, "chr3": 198_295_559, "chr4": 190_214_555,
-    "chr5": 181_538_259, "chr6": 170_805_979, "chr7": 159_345_973, "chr8": 145_138_636,
-    "chr9": 138_394_717, "chr10": 133_797_422, "chr11": 135_086_622, "chr12": 133_275_309,
-    "chr13": 114_364_328, "chr14": 107_043_718, "chr15": 101_991_189, "chr16": 90_338_345,
-    "chr17": 83_257_441, "chr18": 80_373_285, "chr19": 58_617_616, "chr20": 64_444_167,
-    "chr21": 46_709_983, "chr22": 50_818_468, "chrX": 156_040_895, "chrY": 57_227_415,
-}
-
-PROFILES = {
-    "uniform": "widths uniform 100-2000 bp",
-    "heavy": "gene-like widths: lognormal, median 10 kb (sigma 1.2), clipped to [100 bp, 2.5 Mb]",
-    "middle": "widths uniform 100-1000 bp, plus 0.5% of intervals uniform 1-5 Mb wide",
-}
-PROFILE_SEED = {"uniform": 1000, "heavy": 2000, "middle": 3000}
-ROW_GROUP = 131_072  # several row groups per file so Spark reads each table in >1 split
-
-GIQL_PAIRS = "SELECT a.*, b.* FROM l a JOIN r b ON a.interval INTERSECTS b.interval"
-GIQL_COUNT = "SELECT COUNT(*) FROM l a JOIN r b ON a.interval INTERSECTS b.interval"
-PAIR_COLUMNS = ["chrom", "start", "end", "name", "chrom_", "start_", "end_", "name_"]
-
-# What a competent Spark user writes by hand: fixed 10 kb bins on both sides,
-# equi-join on (chrom, bin), the overlap filter, and the canonical-bin
-# condition (a pair is kept only in the first bin both intervals touch), so no
-# DISTINCT is needed.
-BIN10K_SQL = """
-WITH lb AS (
-  SELECT chrom, start, `end`, name, explode(sequence(start div 10000, (`end` - 1) div 10000)) AS bin
-  FROM l
-), rb AS (
-  SELECT chrom, start, `end`, name, explode(sequence(start div 10000, (`end` - 1) div 10000)) AS bin
-  FROM r
-)
-SELECT {select}
-FROM lb a JOIN rb b ON a.chrom = b.chrom AND a.bin = b.bin
-WHERE a.start < b.`end` AND a.`end` > b.start
-  AND a.bin = greatest(a.start div 10000, b.start div 10000)
-"""
-BIN10K_PAIRS_SELECT = ("a.chrom, a.start, a.`end`, a.name, "
-                       "b.chrom AS chrom_, b.start AS start_, b.`end` AS end_, b.name AS name_")
-
-
-# --------------------------------------------------------------------------- data
-def generate(profile: str, n: int, seed: int, prefix: str, chroms: dict[str, int] | None = None,
-             weights=None) -> pa.Table:
-    """n intervals of a width profile over ``chroms`` (name -> length; default hg38).
-
-    Rows go to chromosomes multinomially by ``weights`` (default: in proportion
-    to length); starts are uniform over the positions where the interval fits.
-    """
-    rng = np.random.default_rng(seed)
-    chroms = HG38 if chroms is None else chroms
-    names = list(chroms)
-    lengths = np.array([chroms[c] for c in names], dtype=np.int64)
-    w = lengths / lengths.sum() if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
-    per_chrom = rng.multinomial(n, w)
-    if profile == "uniform":
-        widths = rng.integers(100, 2001, size=n)
-    elif profile == "heavy":
-        widths = np.clip(np.round(rng.lognormal(np.log(10_000), 1.2, size=n)), 100, 2_500_000).astype(np.int64)
-    elif profile == "middle":
-        widths = rng.integers(100, 1001, size=n)
-        wide = rng.choice(n, size=max(1, round(n * 0.005)), replace=False)
-        widths[wide] = rng.integers(1_000_000, 5_000_001, size=len(wide))
-    else:
-        raise ValueError(f"unknown profile {profile!r}")
-    widths = widths.astype(np.int64)
-    chrom_idx = np.repeat(np.arange(len(names)), per_chrom)
-    chrom_len = lengths[chrom_idx]
-    widths = np.minimum(widths, chrom_len)
-    # start uniform over the positions where the whole interval fits
-    starts = np.floor(rng.random(n) * (chrom_len - widths + 1)).astype(np.int64)
-    ends = starts + widths
-    order = np.lexsort((starts, chrom_idx))  # sorted like a BED file
-    chrom_idx, starts, ends = chrom_idx[order], starts[order], ends[order]
-    chrom = pa.DictionaryArray.from_arrays(pa.array(chrom_idx, pa.int32()), pa.array(names)).cast(pa.string())
-    name = pa.array([f"{prefix}{i}" for i in range(n)], pa.string())
-    return pa.table({"chrom": chrom, "start": pa.array(starts, pa.int64()),
-                     "end": pa.array(ends, pa.int64()), "name": name})
-
-
-def data_paths(profile: str, size: int) -> tuple[Path, Path]:
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    out = []
-    for side, offset in (("left", 1), ("right", 2)):
-        p = DATA_DIR / f"{profile}_{size}_{side}.parquet"
-        if not p.exists():
-            t = generate(profile, size, PROFILE_SEED[profile] + offset, "l" if side == "left" else "r")
-            tmp = p.with_suffix(".tmp")
-            pq.write_table(t, tmp, row_group_size=ROW_GROUP)
-            tmp.rename(p)
-        out.append(p)
-    return out[0], out[1]
-
-
-def warmup_paths() -> tuple[Path, Path]:
-    """20k x 20k intervals (middle profile) for the untimed warm-up runs."""
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    wl, wr = DATA_DIR / "warmup_left.parquet", DATA_DIR / "warmup_right.parquet"
-    if not wl.exists() or not wr.exists():
-        pq.write_table(generate("middle", 20_000, 11, "l"), wl, row_group_size=5_000)
-        pq.write_table(generate("middle", 20_000, 12, "r"), wr, row_group_size=5_000)
-    return wl, wr
-
-
-def parquet_rows(path: Path) -> int:
-    return sum(pq.read_metadata(f).num_rows for f in Path(path).rglob("*.parquet"))
+PEERS = Path(__file__).resolve().parent / "harness" / "peers.py"
 
 
 # --------------------------------------------------------------------------- contenders
@@ -175,42 +70,10 @@ def contenders(bin_sizes: list[int], tile_size: int) -> dict[str, Contender]:
     return {c.name: c for c in cs}
 
 
-class RunTimeout(Exception):
-    pass
-
-
 class Runner:
     def __init__(self, spark, peers_python: str | None = None):
         self.spark = spark
-        self.sc = spark.sparkContext
         self.peers_python = peers_python
-
-    def spark_action(self, fn, timeout: float | None):
-        """Run fn() (which triggers Spark jobs) with a job-group timeout."""
-        from pyspark import InheritableThread
-
-        group = f"bench-{uuid.uuid4().hex[:8]}"
-        box: dict = {}
-
-        def target():
-            self.sc.setJobGroup(group, group, interruptOnCancel=True)
-            try:
-                box["value"] = fn()
-            except BaseException as e:  # noqa: BLE001
-                box["error"] = e
-            finally:
-                self.sc.setLocalProperty("spark.jobGroup.id", None)
-
-        t = InheritableThread(target=target, daemon=True)
-        t.start()
-        t.join(timeout)
-        if t.is_alive():
-            self.sc.cancelJobGroup(group)
-            t.join(120)
-            raise RunTimeout()
-        if "error" in box:
-            raise box["error"]
-        return box["value"]
 
     def run(self, c: Contender, op: str, lpath: Path, rpath: Path, outdir: Path, timeout: float | None):
         """Return (seconds, row count). Timing covers reading, planning and the action."""
@@ -221,7 +84,7 @@ class Runner:
             if not python:
                 raise RuntimeError("no --peers-python given")
             try:
-                done = subprocess.run([python, str(HERE / "peers.py"), c.params["tool"], op, str(lpath),
+                done = subprocess.run([python, str(PEERS), c.params["tool"], op, str(lpath),
                                        str(rpath), str(outdir)], capture_output=True, text=True, timeout=timeout)
             except subprocess.TimeoutExpired:
                 raise RunTimeout() from None
@@ -238,19 +101,18 @@ class Runner:
                 s.register("r", str(rpath))
                 if op == "count":
                     return s.sql(GIQL_COUNT).collect()[0][0]
-                # a.*, b.* repeats chrom/start/end/name; Parquet needs unique names.
                 s.sql(GIQL_PAIRS).toDF(*PAIR_COLUMNS).write.mode("overwrite").parquet(str(outdir))
                 return None
             # plain Spark SQL
             self.spark.read.parquet(str(lpath)).createOrReplaceTempView("l")
             self.spark.read.parquet(str(rpath)).createOrReplaceTempView("r")
             if op == "count":
-                return self.spark.sql(BIN10K_SQL.format(select="COUNT(*)")).collect()[0][0]
-            self.spark.sql(BIN10K_SQL.format(select=BIN10K_PAIRS_SELECT)).write.mode("overwrite").parquet(str(outdir))
+                return self.spark.sql(bin10k("COUNT(*)")).collect()[0][0]
+            self.spark.sql(bin10k(BIN10K_PAIRS_SELECT)).write.mode("overwrite").parquet(str(outdir))
             return None
 
         t0 = time.perf_counter()
-        n = self.spark_action(job, timeout)
+        n = spark_action(self.spark, job, timeout)
         dt = time.perf_counter() - t0
         if op == "pairs":
             n = parquet_rows(outdir)
@@ -258,48 +120,6 @@ class Runner:
 
 
 # --------------------------------------------------------------------------- report
-def fmt_s(x: float) -> str:
-    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
-
-
-def fmt_ratio(r: float) -> str:
-    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
-
-
-def machine_facts(spark) -> dict:
-    mem = None
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal"):
-                    mem = int(line.split()[1]) / 2**20
-    except OSError:
-        pass
-    java = ""
-    try:
-        java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-    except Exception:  # noqa: BLE001
-        pass
-    import bioframe
-    import pandas
-
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {
-        "cores": os.cpu_count(), "cpu": cpu, "memory_gib": round(mem, 1) if mem else None,
-        "spark": spark.version, "java": java, "python": platform.python_version(),
-        "bioframe": bioframe.__version__, "pandas": pandas.__version__, "pyarrow": pa.__version__,
-        "numpy": np.__version__, "platform": platform.platform(),
-    }
-
-
 def build_report(args, facts, invocations, results, counts, skipped, notes, load_before, load_after, started, ended,
                  contender_map, data_info) -> str:
     ops = args.ops
@@ -320,13 +140,7 @@ def build_report(args, facts, invocations, results, counts, skipped, notes, load
     lines += [
         "## Machine",
         "",
-        f"- cores: {facts['cores']} ({facts['cpu']})",
-        f"- memory: {facts['memory_gib']} GiB",
-        f"- Spark {facts['spark']} (local[*], driver memory {args.driver_memory}, "
-        f"spark.sql.shuffle.partitions={args.shuffle_partitions}), {facts['java']}",
-        f"- Python {facts['python']}, bioframe {facts['bioframe']}, pandas {facts['pandas']}, "
-        f"pyarrow {facts['pyarrow']}, numpy {facts['numpy']}",
-        f"- {facts['platform']}",
+        *machine_lines(facts, args.driver_memory, args.shuffle_partitions, ["bioframe", "pandas", "pyarrow", "numpy"]),
         f"- load average (1/5/15 min) before: {load_before}, after: {load_after}. The machine is shared, "
         "so times are noisy; cells are medians.",
         "",
@@ -371,10 +185,7 @@ def build_report(args, facts, invocations, results, counts, skipped, notes, load
                     row += [f"> {args.timeout:.0f} s (timed out, {n_timeouts} run)", "", ""]
                     continue
                 med = statistics.median(times)
-                extra = f"{len(times)}"
-                if len(times) > 1:
-                    extra += f", {fmt_s(min(times))}-{fmt_s(max(times))}"
-                txt = f"{fmt_s(med)} ({extra})"
+                txt = spread(times)
                 if n_timeouts:
                     txt += f" + {n_timeouts} timeout(s)"
                 row.append(txt)
@@ -407,38 +218,6 @@ def build_report(args, facts, invocations, results, counts, skipped, notes, load
     return "\n".join(lines)
 
 
-# --------------------------------------------------------------------------- isolation
-def snapshot_package(dest_root: Path) -> dict:
-    """Copy the giql_spark source tree and run it from the copy.
-
-    The package is installed editable and its tree may be edited while a long
-    benchmark runs. Spark starts fresh Python workers now and then; if they import
-    newer source than the driver pickled its functions from, broadcast and sweep
-    fail. Both the driver (sys.path) and the workers (PYTHONPATH, inherited by the
-    JVM that launches them) import the frozen copy.
-    """
-    import importlib.util
-
-    spec = importlib.util.find_spec("giql_spark")
-    src = Path(list(spec.submodule_search_locations)[0])
-    info = {"source": str(src)}
-    try:
-        repo = src.parent.parent
-        info["commit"] = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
-                                        capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "src"],
-                               capture_output=True, text=True).stdout.strip()
-        info["src_dirty"] = bool(dirty)
-    except Exception:  # noqa: BLE001
-        pass
-    dest = dest_root / f"snapshot-{os.getpid()}"
-    shutil.copytree(src, dest / "giql_spark", ignore=shutil.ignore_patterns("__pycache__"))
-    sys.path.insert(0, str(dest))
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(dest)] + [x for x in [os.environ.get("PYTHONPATH")] if x])
-    info["snapshot"] = str(dest)
-    return info
-
-
 # --------------------------------------------------------------------------- main
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -446,7 +225,7 @@ def main(argv=None) -> int:
     ap.add_argument("--profiles", default="uniform,heavy,middle")
     ap.add_argument("--ops", default="count,pairs")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
+    ap.add_argument("--out", default=str(REPORTS_DIR / "JOINS.md"))
     ap.add_argument("--contenders", default=None,
                     help="comma-separated subset of contender names (default: all)")
     ap.add_argument("--bin-sizes", default="50000", help="binned strategy bin sizes, one row each")
@@ -480,18 +259,13 @@ def main(argv=None) -> int:
     for o in args.ops:
         if o not in ("count", "pairs"):
             ap.error(f"unknown op {o!r}")
-    cmdline = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0])] + sys.argv[1:])
-    t_start = time.monotonic()
+    cmdline = command_line()
+    budget = Budget(args.budget_minutes)
     started = _dt.datetime.now(_dt.timezone.utc)
-    load_before = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_averages()
 
-    cmap = contenders([int(b) for b in args.bin_sizes.split(",") if b], args.tile_size)
-    if args.contenders:
-        wanted = [c.strip() for c in args.contenders.split(",") if c.strip()]
-        for w in wanted:
-            if w not in cmap:
-                ap.error(f"unknown contender {w!r}; known: {', '.join(cmap)}")
-        cmap = {k: v for k, v in cmap.items() if k in wanted}
+    cmap = select_contenders(contenders([int(b) for b in args.bin_sizes.split(",") if b], args.tile_size),
+                             args.contenders, ap.error)
     no_peers = [c for c, v in cmap.items() if v.kind == "peer" and not (v.params.get("python") or args.peers_python)]
     cmap = {k: v for k, v in cmap.items() if k not in no_peers}
     slow = {c.strip() for c in args.slow.split(",") if c.strip()}
@@ -514,18 +288,10 @@ def main(argv=None) -> int:
         print(f"[data] {p}: {paths[p][0].name}, {paths[p][1].name} ({time.perf_counter() - t0:.1f}s) "
               f"{data_info[p]}", flush=True)
 
-    code = {"source": "installed tree"}
-    if not args.no_snapshot:
-        code = snapshot_package(DATA_DIR)
-    import giql_spark as gs
-
-    code["imported_from"] = str(Path(gs.__file__).parent)
+    code = freeze(not args.no_snapshot)
     print(f"[code] {code}", flush=True)
 
-    spark = gs.local_spark("local[*]", app_name="giql-spark-bench", config={
-        "spark.driver.memory": args.driver_memory,
-        "spark.sql.shuffle.partitions": str(args.shuffle_partitions),
-    })
+    spark = local_spark("local[*]", args.driver_memory, args.shuffle_partitions, app_name="giql-spark-bench")
     runner = Runner(spark, args.peers_python)
     facts = machine_facts(spark)
     print(f"[machine] {facts}", flush=True)
@@ -556,9 +322,6 @@ def main(argv=None) -> int:
             return args.naive_repeats
         return args.slow_repeats if cname in slow else args.repeats
 
-    def over_budget():
-        return args.budget_minutes is not None and (time.monotonic() - t_start) > args.budget_minutes * 60
-
     def do_run(p, op, c, rep):
         out = tmp_root / f"{p}-{op}-{c.name.replace(' ', '_')}-{rep}"
         shutil.rmtree(out, ignore_errors=True)
@@ -569,7 +332,7 @@ def main(argv=None) -> int:
         except RunTimeout:
             dt, n, status = None, None, "timeout"
         except Exception as e:  # noqa: BLE001
-            dt, n, status = None, None, f"error: {' '.join(str(e).split())[:300]}"
+            dt, n, status = None, None, f"error: {one_line(e)}"
         finally:
             shutil.rmtree(out, ignore_errors=True)
         raw.append({"profile": p, "op": op, "contender": c.name, "rep": rep, "seconds": dt, "rows": n,
@@ -591,13 +354,13 @@ def main(argv=None) -> int:
     names = [n for n in cmap if n != "spark naive"]
     max_reps = max([n_reps(n) for n in names] + [0])
     for rep in range(max_reps):
-        order = names[rep % len(names):] + names[:rep % len(names)] if names else []
+        order = rotated(names, rep)
         for p in args.profiles:
             for op in args.ops:
                 for cname in order:
                     if rep >= n_reps(cname):
                         continue
-                    if over_budget():
+                    if budget.over():
                         skipped.setdefault((p, op, cname), "not run (budget)")
                         continue
                     do_run(p, op, cmap[cname], rep + 1)
@@ -722,32 +485,25 @@ def main(argv=None) -> int:
     if no_peers:
         caveats.append(f"- no --peers-python, so not compared: {', '.join(no_peers)}.")
     if peers:
-        versions = subprocess.run([args.peers_python, "-c", "import polars, polars_bio, pyranges, pandas; "
-                                   "print(f'polars-bio {polars_bio.__version__} (polars {polars.__version__}), "
-                                   "pyranges {pyranges.__version__}, pandas {pandas.__version__}')"],
-                                  capture_output=True, text=True)
         caveats.append(f"- peers ran with {args.peers_python}: "
-                       f"{versions.stdout.strip() or versions.stderr.strip()[-200:]}; the time is measured "
+                       f"{peers_versions(args.peers_python)}; the time is measured "
                        "inside their process (reading, join, write), imports excluded.")
     caveats += [f"- {n}" for n in args.note]
 
     shutil.rmtree(tmp_root, ignore_errors=True)
     ended = _dt.datetime.now(_dt.timezone.utc)
-    load_after = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_after = load_averages()
     invocations[0]["ended"] = ended.isoformat()
     report = build_report(args, facts, invocations, results, counts, skipped, {"verify": verify, "caveats": caveats},
                           load_before, load_after, started, ended, display, data_info)
-    out = Path(args.out)
-    out.write_text(report)
-    out.with_suffix(".json").write_text(json.dumps(
-        {"command": cmdline, "machine": facts, "code": code, "repeats": expected, "runs": raw,
-         "verify": verify, "caveats": caveats,
-         "invocations": invocations, "started": started.isoformat(), "ended": ended.isoformat()}, indent=1))
+    write_report(Path(args.out), report,
+                 {"command": cmdline, "machine": facts, "code": code, "repeats": expected, "runs": raw,
+                  "verify": verify, "caveats": caveats,
+                  "invocations": invocations, "started": started.isoformat(), "ended": ended.isoformat()})
     print()
     print(report)
     spark.stop()
-    if code.get("snapshot"):
-        shutil.rmtree(code["snapshot"], ignore_errors=True)
+    release(code)
     return 0
 
 

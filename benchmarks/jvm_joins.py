@@ -2,14 +2,14 @@
 """Benchmark of the JVM broadcast interval join against Spark's own plan and polars-bio.
 
     PYTHONPATH=src python benchmarks/jvm_joins.py --sizes 1000000,10000000 --repeats 3 \
-        --spark-at 1000000 --pairs-at 1000000 --peers-python /work/peers-venv/bin/python \
-        --out benchmarks/JVM.md
+        --spark-at 1000000 --pairs-at 1000000 --peers-python peers/bin/python \
+        --out benchmarks/reports/JVM.md
 
 Contenders: the merge join (both files sorted by (chrom, start): no shuffle), the broadcast index,
 the tiled sweep, the GIQL statement through the planner, Spark's own plan and polars-bio; pairs
 are written to Parquet by the merge and broadcast joins.
 
-Data: ``joins.py``'s hg38-shaped ``uniform`` profile (widths 100-2000 bp), written once to
+Data: ``harness/data.py``'s hg38-shaped ``uniform`` profile (widths 100-2000 bp), written once to
 benchmarks/data/ with row groups of 131,072 rows. The query is the COUNT(*) of
 ``a.chrom = b.chrom AND a.start < b.end AND b.start < a.end`` (0-based half-open); giql-spark
 writes it as ``giql_band('', a.chrom, a.start, a.end - 1, b.chrom, b.start, b.end - 1)`` AND the
@@ -33,19 +33,17 @@ import threading
 import time
 from pathlib import Path
 
+from harness.data import REPORTS_DIR, data_paths, warmup_paths
+from harness.queries import GIQL_COUNT
+from harness.report import write_report
+from harness.spark import collect_garbage
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import joins as gen  # noqa: E402  (the project's generator)
-
 EXACT = "a.chrom = b.chrom AND a.start < b.`end` AND b.start < a.`end`"
 MARKER = "giql_band('{opts}', a.chrom, a.start, a.`end` - 1, b.chrom, b.start, b.`end` - 1)"
 COUNT = "SELECT COUNT(*) FROM l a JOIN r b ON {cond}"
 PAIRS = ("SELECT a.chrom, a.start, a.`end`, a.name, b.chrom AS chrom_, b.start AS start_, "
          "b.`end` AS end_, b.name AS name_ FROM l a JOIN r b ON {cond}")
-
-
-GIQL_COUNT = "SELECT COUNT(*) FROM l a JOIN r b ON a.interval INTERSECTS b.interval"
 
 
 def giql_session(spark, left: Path, right: Path):
@@ -85,19 +83,10 @@ def start_spark(memory: str):
     return spark
 
 
-def gc(spark) -> None:
-    """Drop the previous run's broadcast (ContextCleaner frees it once unreachable)."""
-    import gc as _gc
-
-    _gc.collect()
-    spark.sparkContext._jvm.System.gc()
-    time.sleep(0.5)
-
-
 def timed(fn, timeout: float | None = None, spark=None):
     """Seconds and result of fn(); with a timeout, Spark's jobs are cancelled past it."""
-    if spark is not None:
-        gc(spark)
+    if spark is not None:  # drop the previous run's broadcast (ContextCleaner frees it once unreachable)
+        collect_garbage(spark, pause=0.5)
     timer = None
     if timeout and spark is not None:
         spark.sparkContext.setJobGroup("bench", "bench", interruptOnCancel=True)
@@ -106,7 +95,7 @@ def timed(fn, timeout: float | None = None, spark=None):
     t0 = time.perf_counter()
     try:
         out = fn()
-    except Exception as e:
+    except Exception:
         if timer is not None and not timer.is_alive():
             return None, f"cancelled after {timeout:.0f} s"
         raise
@@ -141,7 +130,7 @@ def main() -> None:
     ap.add_argument("--pairs-at", default="1000000")
     ap.add_argument("--peers-python", default="/work/peers-venv/bin/python")
     ap.add_argument("--memory", default="8g")
-    ap.add_argument("--out", default=str(HERE / "JVM.md"))
+    ap.add_argument("--out", default=str(REPORTS_DIR / "JVM.md"))
     ap.add_argument("--render", help="only rewrite --out from this results JSON (and --extra)")
     ap.add_argument("--extra", action="append", default=[],
                     help="with --render: more results JSON whose rows are appended")
@@ -161,7 +150,7 @@ def main() -> None:
     pairs_at = {int(x) for x in args.pairs_at.split(",") if x}
 
     spark = start_spark(args.memory)
-    wl, wr = gen.warmup_paths()
+    wl, wr = warmup_paths()
     spark.read.parquet(str(wl)).createOrReplaceTempView("l")
     spark.read.parquet(str(wr)).createOrReplaceTempView("r")
     for _ in range(3):  # JIT warm-up, untimed
@@ -179,7 +168,7 @@ def main() -> None:
         print(json.dumps(row), flush=True)
 
     for n in sizes:
-        lp, rp = gen.data_paths("uniform", n)
+        lp, rp = data_paths("uniform", n)
         spark.read.parquet(str(lp)).createOrReplaceTempView("l")
         spark.read.parquet(str(rp)).createOrReplaceTempView("r")
 
@@ -255,26 +244,20 @@ def main() -> None:
                    note=None if t else rows)
 
         if "polars-bio" in want and args.peers_python and Path(args.peers_python).exists():
-            runs = [polars_bio(args.peers_python, "count", lp, rp, None)
-                    for _ in range(args.repeats)]
-            ok = [r for r in runs if "seconds" in r]
-            record(size=n, contender="polars-bio 0.36.2", op="count",
-                   median_s=statistics.median([r["seconds"] for r in ok]) if ok else None,
-                   runs=[r.get("seconds") for r in runs], count=ok[0]["rows"] if ok else None,
-                   note=None if ok else runs[0])
-            if n in pairs_at and "pairs" in want:
-                runs = [polars_bio(args.peers_python, "pairs", lp, rp, tmp / f"pb-{n}-{i}")
-                        for i in range(args.repeats)]
+            pb_ops = [("count", "count")] + ([("pairs", "pairs to Parquet")] if n in pairs_at and "pairs" in want
+                                             else [])
+            for op, title in pb_ops:
+                runs = [polars_bio(args.peers_python, op, lp, rp,
+                                   tmp / f"pb-{n}-{i}" if op == "pairs" else None) for i in range(args.repeats)]
                 ok = [r for r in runs if "seconds" in r]
-                record(size=n, contender="polars-bio 0.36.2", op="pairs to Parquet",
+                record(size=n, contender="polars-bio 0.36.2", op=title,
                        median_s=statistics.median([r["seconds"] for r in ok]) if ok else None,
                        runs=[r.get("seconds") for r in runs], count=ok[0]["rows"] if ok else None,
                        note=None if ok else runs[0])
 
     spark.stop()
     out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
-    out.write_text(markdown(results))
+    write_report(out, markdown(results), results)
     print(f"wrote {out} and {out.with_suffix('.json')}")
 
 

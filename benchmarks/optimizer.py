@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
 import os
 import re
-import shlex
-import shutil
 import statistics
 import sys
 import time
@@ -35,27 +32,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from joins import (  # noqa: E402
+from harness.data import (
     DATA_DIR,
-    GIQL_COUNT,
     HG38,
-    HERE,
     PROFILES as WIDTH_PROFILES,
-    ROW_GROUP,
-    Runner,
-    RunTimeout,
+    REPORTS_DIR,
     data_paths,
-    fmt_s,
     generate,
-    machine_facts,
-    snapshot_package,
     warmup_paths,
+    write_parquet,
 )
+from harness.machine import load_averages, machine_facts
+from harness.queries import GIQL_COUNT
+from harness.report import command_line, fmt_s, machine_lines, one_line, spread, write_report
+from harness.rounds import Budget, rotated
+from harness.snapshot import freeze, release
+from harness.spark import RunTimeout, collect_garbage, local_spark, spark_action
 
 PROFILES = {
     "uniform": f"hg38, {WIDTH_PROFILES['uniform']}",
@@ -80,12 +75,6 @@ STATISTICS = {OPTIMIZER: "cold", OPTIMIZER_CACHED: "cached"}
 
 
 # --------------------------------------------------------------------------- data
-def _write(path: Path, table: pa.Table) -> None:
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    pq.write_table(table, tmp, row_group_size=ROW_GROUP)
-    tmp.rename(path)
-
-
 def contig_sizes() -> dict[str, int]:
     rng = np.random.default_rng(SEED["contigs-10k"])
     lengths = np.clip(np.round(rng.lognormal(np.log(300_000), 0.5, size=10_000)), 20_000, 3_000_000)
@@ -112,8 +101,8 @@ def profile_paths(profile: str, size: int, large_size: int) -> tuple[Path, Path]
     for i, (side, n, tag) in enumerate(sides, 1):
         p = DATA_DIR / f"{profile}_{tag}_{side}.parquet"
         if not p.exists():
-            _write(p, generate("uniform", n, SEED[profile] + i, "l" if side == "left" else "r",
-                               chroms=chroms, weights=weights))
+            write_parquet(generate("uniform", n, SEED[profile] + i, "l" if side == "left" else "r",
+                                   chroms=chroms, weights=weights), p)
         out.append(p)
     return out[0], out[1]
 
@@ -225,7 +214,7 @@ def join_block(explain: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- runs
-def timed_count(runner: Runner, c: Contender, lpath: Path, rpath: Path, timeout: float | None) -> dict:
+def timed_count(spark, c: Contender, lpath: Path, rpath: Path, timeout: float | None) -> dict:
     """One run: Session, register both files, plan (session.sql), collect the count.
 
     Untimed before it: the process's Parquet statistics cache is emptied, so
@@ -233,13 +222,11 @@ def timed_count(runner: Runner, c: Contender, lpath: Path, rpath: Path, timeout:
     row, which plans the same query once to fill it; then both the JVM and
     Python collect garbage, so no run pays for an earlier one's.
     """
-    import gc
-
     import giql_spark as gs
     from giql_spark.planner.stats import filestats
 
     def session():
-        s = gs.Session(runner.spark, **c.options)
+        s = gs.Session(spark, **c.options)
         s.register("l", str(lpath))
         s.register("r", str(rpath))
         return s
@@ -247,8 +234,7 @@ def timed_count(runner: Runner, c: Contender, lpath: Path, rpath: Path, timeout:
     filestats.clear()
     if c.name == OPTIMIZER_CACHED:
         session()._execute(GIQL_COUNT)
-    runner.spark._jvm.System.gc()
-    gc.collect()
+    collect_garbage(spark)
 
     def job():
         t0 = time.perf_counter()
@@ -262,21 +248,21 @@ def timed_count(runner: Runner, c: Contender, lpath: Path, rpath: Path, timeout:
         return {"register": t1 - t0, "planning": t2 - t1, "optimizer": opt, "rows": n}
 
     t0 = time.perf_counter()
-    out = runner.spark_action(job, timeout)
+    out = spark_action(spark, job, timeout)
     out["seconds"] = time.perf_counter() - t0
     return out
 
 
-def optimizer_explain(runner: Runner, lpath: Path, rpath: Path, timeout: float | None) -> str:
+def optimizer_explain(spark, lpath: Path, rpath: Path, timeout: float | None) -> str:
     import giql_spark as gs
 
     def job():
-        s = gs.Session(runner.spark)
+        s = gs.Session(spark)
         s.register("l", str(lpath))
         s.register("r", str(rpath))
         return s.explain(GIQL_COUNT)
 
-    return runner.spark_action(job, timeout)
+    return spark_action(spark, job, timeout)
 
 
 # --------------------------------------------------------------------------- report
@@ -292,8 +278,7 @@ def cell(times: list, timeout: float) -> str:
     n_to = sum(1 for t in times if t is None)
     if s is None:
         return f"> {timeout:.0f} s (timed out, {n_to} run{'s' if n_to > 1 else ''})"
-    txt = f"{fmt_s(s['median'])} ({s['n']}" + (f", {fmt_s(s['min'])}-{fmt_s(s['max'])})" if s["n"] > 1 else ")")
-    return txt + (f" + {n_to} timeout(s)" if n_to else "")
+    return spread([t for t in times if t is not None]) + (f" + {n_to} timeout(s)" if n_to else "")
 
 
 def analyse(profiles, cmap, results, opt_planning, timeout) -> dict:
@@ -414,12 +399,7 @@ def build_report(args, cmdline, facts, code, started, ended, load_before, load_a
         "",
         "## Machine",
         "",
-        f"- cores: {facts['cores']} ({facts['cpu']})",
-        f"- memory: {facts['memory_gib']} GiB",
-        f"- Spark {facts['spark']} (local[*], driver memory {args.driver_memory}, "
-        f"spark.sql.shuffle.partitions={args.shuffle_partitions}), {facts['java']}",
-        f"- Python {facts['python']}, pyarrow {facts['pyarrow']}, numpy {facts['numpy']}",
-        f"- {facts['platform']}",
+        *machine_lines(facts, args.driver_memory, args.shuffle_partitions, ["pyarrow", "numpy"]),
         f"- load average (1/5/15 min) before: {load_before}, after: {load_after}",
         "",
         "## Data",
@@ -519,7 +499,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600.0, help="per-run timeout in seconds")
     ap.add_argument("--budget-minutes", type=float, default=None, help="do not start a run past this wall time")
-    ap.add_argument("--out", default=str(HERE / "OPTIMIZER.md"), help="markdown report; the JSON goes next to it")
+    ap.add_argument("--out", default=str(REPORTS_DIR / "OPTIMIZER.md"), help="markdown report; the JSON goes next to it")
     ap.add_argument("--strategies", default=",".join(FORCEABLE),
                     help="forced strategies to run (the optimizer always runs); the jvm_* ones need the "
                          "extension, which giql_spark.local_spark loads")
@@ -543,10 +523,10 @@ def main(argv=None) -> int:
             ap.error(f"unknown strategy {s!r}; known: {', '.join(FORCEABLE)}")
     cmap = contenders(strategies, [int(b) for b in args.bin_sizes.split(",") if b],
                       [int(t) for t in args.tile_sizes.split(",") if t])
-    cmdline = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0])] + sys.argv[1:])
-    t_start = time.monotonic()
+    cmdline = command_line()
+    budget = Budget(args.budget_minutes)
     started = _dt.datetime.now(_dt.timezone.utc)
-    load_before = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_averages()
 
     paths, data_info = {}, {}
     for p in args.profiles:
@@ -557,27 +537,18 @@ def main(argv=None) -> int:
         print(f"[data] {p}: {paths[p][0].name} ({d['left']['rows']:,}), {paths[p][1].name} ({d['right']['rows']:,}), "
               f"same-chrom pairs {d['same_chrom_pairs']:.2e} ({time.perf_counter() - t0:.1f}s)", flush=True)
 
-    code = {"source": "installed tree"}
-    if not args.no_snapshot:
-        code = snapshot_package(DATA_DIR)
-    import giql_spark as gs
-
-    code["imported_from"] = str(Path(gs.__file__).parent)
+    code = freeze(not args.no_snapshot)
     print(f"[code] {code}", flush=True)
-    spark = gs.local_spark("local[*]", app_name="giql-spark-optimizer-bench", config={
-        "spark.driver.memory": args.driver_memory,
-        "spark.sql.shuffle.partitions": str(args.shuffle_partitions),
-    })
+    spark = local_spark("local[*]", args.driver_memory, args.shuffle_partitions,
+                        app_name="giql-spark-optimizer-bench")
     try:
-        return _run(args, cmap, cmdline, t_start, started, load_before, paths, data_info, code, spark)
+        return _run(args, cmap, cmdline, budget, started, load_before, paths, data_info, code, spark)
     finally:
         spark.stop()
-        if code.get("snapshot"):
-            shutil.rmtree(code["snapshot"], ignore_errors=True)
+        release(code)
 
 
-def _run(args, cmap, cmdline, t_start, started, load_before, paths, data_info, code, spark) -> int:
-    runner = Runner(spark)
+def _run(args, cmap, cmdline, budget, started, load_before, paths, data_info, code, spark) -> int:
     facts = machine_facts(spark)
     print(f"[machine] {facts}", flush=True)
 
@@ -598,22 +569,22 @@ def _run(args, cmap, cmdline, t_start, started, load_before, paths, data_info, c
         t0 = time.perf_counter()
         for c in cmap.values():
             try:
-                timed_count(runner, c, wl, wr, 300)
+                timed_count(spark, c, wl, wr, 300)
             except Exception as e:  # noqa: BLE001
-                print(f"[warmup] {c.name}: {type(e).__name__}: {' '.join(str(e).split())[:200]}", flush=True)
+                print(f"[warmup] {c.name}: {type(e).__name__}: {one_line(e, 200)}", flush=True)
         print(f"[warmup] done in {time.perf_counter() - t0:.1f}s", flush=True)
 
     # The optimizer's choice, from explain (untimed).
     choices, explains = {}, {}
     for p in args.profiles:
         try:
-            explains[p] = optimizer_explain(runner, *paths[p], args.timeout)
+            explains[p] = optimizer_explain(spark, *paths[p], args.timeout)
             choices[p] = parse_choice(explains[p])
         except RunTimeout:
             explains[p] = f"explain timed out after {args.timeout:.0f} s"
             choices[p] = None
         except Exception as e:  # noqa: BLE001
-            explains[p] = f"explain failed: {' '.join(str(e).split())[:300]}"
+            explains[p] = f"explain failed: {one_line(e)}"
             choices[p] = None
         if choices[p] is None:
             caveats.append(f"- {p}: the optimizer's choice could not be read from `Session.explain`: "
@@ -628,25 +599,21 @@ def _run(args, cmap, cmdline, t_start, started, load_before, paths, data_info, c
     raw: list = []
     errors: dict = {}
 
-    def over_budget():
-        return args.budget_minutes is not None and (time.monotonic() - t_start) > args.budget_minutes * 60
-
     names = list(cmap)
     for rep in range(args.repeats):
-        k = rep % len(names)
-        order = names[k:] + names[:k]
+        order = rotated(names, rep)
         for p in args.profiles:
             for cname in order:
                 if cname not in plan[p]:
                     continue
-                if over_budget():
+                if budget.over():
                     skipped.setdefault((p, cname), "not run (budget)")
                     continue
                 load = os.getloadavg()[0]
                 rec = {"profile": p, "contender": cname, "options": cmap[cname].options, "rep": rep + 1,
                        "load1": load}
                 try:
-                    r = timed_count(runner, cmap[cname], *paths[p], args.timeout)
+                    r = timed_count(spark, cmap[cname], *paths[p], args.timeout)
                     rec.update(r, status="ok")
                     results.setdefault((p, cname), []).append(r["seconds"])
                     planning.setdefault((p, cname), []).append(r["planning"])
@@ -660,7 +627,7 @@ def _run(args, cmap, cmdline, t_start, started, load_before, paths, data_info, c
                     results.setdefault((p, cname), []).append(None)
                     print(f"[run] {p:15s} {cname:12s} rep {rep + 1}: TIMEOUT > {args.timeout:.0f}s", flush=True)
                 except Exception as e:  # noqa: BLE001
-                    msg = f"error: {' '.join(str(e).split())[:300]}"
+                    msg = f"error: {one_line(e)}"
                     rec.update(seconds=None, status=msg)
                     errors.setdefault((p, cname), []).append(msg)
                     skipped.setdefault((p, cname), "failed")
@@ -684,7 +651,7 @@ def _run(args, cmap, cmdline, t_start, started, load_before, paths, data_info, c
         if choices.get(p) is None:
             continue
         try:
-            again = parse_choice(optimizer_explain(runner, *paths[p], args.timeout))
+            again = parse_choice(optimizer_explain(spark, *paths[p], args.timeout))
         except Exception:  # noqa: BLE001
             again = None
         if again is None or choice_label(again) != choice_label(choices[p]):
@@ -697,20 +664,16 @@ def _run(args, cmap, cmdline, t_start, started, load_before, paths, data_info, c
 
     analysis = analyse(args.profiles, cmap, results, opt_planning, args.timeout)
     ended = _dt.datetime.now(_dt.timezone.utc)
-    load_after = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_after = load_averages()
     report = build_report(args, cmdline, facts, code, started, ended, load_before, load_after, data_info, choices,
                           explains, cmap, results, planning, counts, analysis, skipped, caveats)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report)
-    out.with_suffix(".json").write_text(json.dumps(
-        {"command": cmdline, "started": started.isoformat(), "ended": ended.isoformat(), "machine": facts,
-         "code": code, "repeats": args.repeats, "timeout": args.timeout,
-         "contenders": {c.name: c.options for c in cmap.values()},
-         "data": {p: dict(data_info[p], left_path=str(paths[p][0]), right_path=str(paths[p][1]))
-                  for p in args.profiles},
-         "choices": choices, "explain": explains, "summary": analysis, "runs": raw, "caveats": caveats},
-        indent=1, default=str))
+    write_report(Path(args.out), report,
+                 {"command": cmdline, "started": started.isoformat(), "ended": ended.isoformat(), "machine": facts,
+                  "code": code, "repeats": args.repeats, "timeout": args.timeout,
+                  "contenders": {c.name: c.options for c in cmap.values()},
+                  "data": {p: dict(data_info[p], left_path=str(paths[p][0]), right_path=str(paths[p][1]))
+                           for p in args.profiles},
+                  "choices": choices, "explain": explains, "summary": analysis, "runs": raw, "caveats": caveats})
     print()
     print(report)
     return 0

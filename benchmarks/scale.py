@@ -2,10 +2,10 @@
 """Scale benchmark: interval joins from 1M to 100M rows a side, giql-spark against the
 single-node libraries and hand-written Spark SQL, time and peak memory.
 
-    PYTHONPATH=src python benchmarks/scale.py --peers-python /work/peers-venv/bin/python \\
-        --out benchmarks/SCALE.md
+    PYTHONPATH=src python benchmarks/scale.py --peers-python peers/bin/python \\
+        --out benchmarks/reports/SCALE.md
 
-Data (``joins.py``'s generator, hg38-shaped, 0-based half-open, sorted by chromosome and
+Data (``harness/data.py``'s generator, hg38-shaped, 0-based half-open, sorted by chromosome and
 start): uniform at 1M, 10M and 100M rows a side, heavy and middle at 10M. The 100M files
 are written a chromosome at a time, so generating them needs no more memory than chr1.
 
@@ -40,7 +40,6 @@ import argparse
 import datetime as _dt
 import json
 import os
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -49,12 +48,15 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from harness.data import DATA_DIR, HG38, PROFILE_SEED, PROFILES, REPORTS_DIR, ROW_GROUP, data_paths, generate, \
+    warmup_paths
+from harness.machine import machine_facts, peers_versions
+from harness.peers import PER_ROW  # the per-row ops and their columns
+from harness.report import command_line, write_report
+from harness.rss import TreePeak, run_measured
+from harness.snapshot import freeze, release
 
-import joins as gen  # noqa: E402  (data generator, machine facts, frozen package copy)
-from peers import PER_ROW  # noqa: E402  (the per-row ops and their columns)
-from rss import TreePeak  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 DATA = {  # name -> (profile, rows a side)
     "1M": ("uniform", 1_000_000), "10M": ("uniform", 10_000_000), "100M": ("uniform", 100_000_000),
@@ -79,29 +81,29 @@ JOIN_OPS = ("count", "pairs")
 
 # --------------------------------------------------------------------------- data
 def chunked_paths(profile: str, size: int) -> tuple[Path, Path]:
-    """Like ``joins.data_paths`` but written a chromosome at a time (for 100M rows)."""
+    """Like ``harness.data.data_paths`` but written a chromosome at a time (for 100M rows)."""
     import numpy as np
     import pyarrow.parquet as pq
 
     if size <= 10_000_000:
-        return gen.data_paths(profile, size)
+        return data_paths(profile, size)
     out = []
     for side, offset in (("left", 1), ("right", 2)):
-        p = gen.DATA_DIR / f"{profile}_{size}_{side}.parquet"
+        p = DATA_DIR / f"{profile}_{size}_{side}.parquet"
         if not p.exists():
-            rng = np.random.default_rng(gen.PROFILE_SEED[profile] + offset)
-            lengths = np.array(list(gen.HG38.values()), dtype=np.int64)
+            rng = np.random.default_rng(PROFILE_SEED[profile] + offset)
+            lengths = np.array(list(HG38.values()), dtype=np.int64)
             per_chrom = rng.multinomial(size, lengths / lengths.sum())
             tmp, writer, first = p.with_suffix(".tmp"), None, 0
             try:
-                for i, (chrom, n) in enumerate(zip(gen.HG38, per_chrom)):
-                    t = gen.generate(profile, int(n), int(rng.integers(2**31)), "l" if side == "left" else "r",
-                                     chroms={chrom: gen.HG38[chrom]})
+                for i, (chrom, n) in enumerate(zip(HG38, per_chrom)):
+                    t = generate(profile, int(n), int(rng.integers(2**31)), "l" if side == "left" else "r",
+                                 chroms={chrom: HG38[chrom]})
                     if first:  # names stay unique across chromosomes
                         t = t.set_column(3, "name", _renamed(t, side, first))
                     first += int(n)
                     writer = writer or pq.ParquetWriter(tmp, t.schema)
-                    writer.write_table(t, row_group_size=gen.ROW_GROUP)
+                    writer.write_table(t, row_group_size=ROW_GROUP)
                     print(f"[data] {p.name}: {chrom} {int(n):,} rows", flush=True)
             finally:
                 if writer:
@@ -122,7 +124,7 @@ def _renamed(t, side: str, first: int):
 def run_spark(name: str, files: tuple[Path, Path], ops: list[str], args, outdir: Path) -> tuple[list[dict], int]:
     kind, params = SPARK[name]
     cfg = {"kind": kind, "params": params, "ops": ops, "repeats": args.repeats, "timeout": args.timeout,
-           "left": str(files[0]), "right": str(files[1]), "warmup": [str(p) for p in gen.warmup_paths()],
+           "left": str(files[0]), "right": str(files[1]), "warmup": [str(p) for p in warmup_paths()],
            "outdir": str(outdir), "driver_memory": args.driver_memory,
            "shuffle_partitions": args.shuffle_partitions}
     cfg_path = outdir / "config.json"
@@ -158,26 +160,20 @@ def run_peer(tool: str, files: tuple[Path, Path], ops: list[str], args, outdir: 
             if op in failed:
                 continue
             target = outdir / f"{tool}-{op}-{r}"
-            proc = subprocess.Popen([python, str(HERE / "peers.py"), tool, op, str(files[0]), str(files[1]),
-                                     str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            with TreePeak(proc.pid) as peak:
-                try:
-                    out, err = proc.communicate(timeout=args.timeout)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    out, err = proc.communicate()
-                    err = f"timed out after {args.timeout:.0f} s"
-            worst = max(worst, peak.bytes)
+            done = run_measured([python, str(HERE / "harness" / "peers.py"), tool, op, str(files[0]),
+                                 str(files[1]), str(target)], timeout=args.timeout)
+            err = f"timed out after {args.timeout:.0f} s" if done.timed_out else done.stderr
+            worst = max(worst, done.rss)
             shutil.rmtree(target, ignore_errors=True)
-            rec = {"op": op, "round": r, "rss": peak.bytes}
-            if proc.returncode == 0:
-                rec.update(json.loads(out.strip().splitlines()[-1]))
+            rec = {"op": op, "round": r, "rss": done.rss}
+            if done.returncode == 0:
+                rec.update(json.loads(done.stdout.strip().splitlines()[-1]))
             else:
-                oom = proc.returncode in (-9, 137) or "MemoryError" in err
+                oom = done.returncode in (-9, 137) or "MemoryError" in err
                 rec["error"] = ("out of memory (killed)" if oom else (err.strip().splitlines() or ["?"])[-1][:300])
                 failed.add(op)
             shown = f"{rec['seconds']:.2f}s rows={rec['rows']:,}" if "seconds" in rec else rec["error"]
-            print(f"[run] {tool:20s} {op:6s} round {r}: {shown} rss={peak.bytes / 2**30:.1f}G", flush=True)
+            print(f"[run] {tool:20s} {op:6s} round {r}: {shown} rss={done.rss / 2**30:.1f}G", flush=True)
             runs.append(rec)
     return runs, worst
 
@@ -222,7 +218,7 @@ def render(rec: dict, png: str = "SCALE.png") -> str:
         if not d:
             continue
         ops = ops_of(d)
-        lines += [f"## {data} × {data.split()[0]} ({d['profile']}: {gen.PROFILES[d['profile']]})", ""]
+        lines += [f"## {data} × {data.split()[0]} ({d['profile']}: {PROFILES[d['profile']]})", ""]
         if any(op in JOIN_OPS for op in ops):
             lines += [f"Pairs: {d.get('pairs') or pair_counts(d)}", ""]
         if any(op in PER_ROW for op in ops):
@@ -358,7 +354,7 @@ def main(argv=None) -> int:
     ap.add_argument("--polars-bio-partitions", type=int, default=2,
                     help="DataFusion target partitions for polars-bio (its default is 1): the cores Spark gets")
     ap.add_argument("--peers-python", default=os.environ.get("GIQL_BENCH_PEERS_PYTHON", sys.executable))
-    ap.add_argument("--out", default=str(HERE / "SCALE.md"))
+    ap.add_argument("--out", default=str(REPORTS_DIR / "SCALE.md"))
     ap.add_argument("--render", help="only rewrite --out (and the PNG) from this raw .json")
     ap.add_argument("--note", action="append", default=[])
     ap.add_argument("--verbose", action="store_true")
@@ -377,28 +373,22 @@ def main(argv=None) -> int:
     t_start = time.monotonic()
     # peers.py reads it; the same 2 cores as Spark's local[2]
     os.environ["GIQL_BENCH_POLARS_BIO_PARTITIONS"] = str(args.polars_bio_partitions)
-    code = gen.snapshot_package(Path(tempfile.mkdtemp(prefix="giql-scale-")))
-    import pyspark.sql
-
-    spark = pyspark.sql.SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
-    facts = gen.machine_facts(spark)
-    spark.stop()
-    v = subprocess.run([args.peers_python, "-c", "import polars, polars_bio, pyranges; print("
-                        "f'polars-bio {polars_bio.__version__} (polars {polars.__version__}), "
-                        "pyranges {pyranges.__version__}')"], capture_output=True, text=True)
+    code = freeze(root=Path(tempfile.mkdtemp(prefix="giql-scale-")))
+    facts = machine_facts()
     only = {k: v.split(",") for k, v in (o.split("=", 1) for o in args.only)}
     ops_for = {k: v.split(",") for k, v in (o.split("=", 1) for o in args.ops_for)}
     repeats_for = {k: int(v) for k, v in (o.split("=", 1) for o in args.repeats_for)}
     wanted = args.contenders.split(",")
     ops = args.ops.split(",")
-    rec = {"command": shlex.join(["PYTHONPATH=src", "python", os.path.relpath(sys.argv[0])] + sys.argv[1:]),
+    rec = {"command": command_line("PYTHONPATH=src python"),
            "started": started.isoformat(), "code": code, "machine": facts,
-           "peers_versions": v.stdout.strip() or v.stderr.strip()[-200:], "load_before": os.getloadavg()[0],
+           "peers_versions": peers_versions(args.peers_python, pandas=False), "load_before": os.getloadavg()[0],
            "args": {"driver_memory": args.driver_memory, "repeats": args.repeats, "timeout": args.timeout,
                     "polars_bio_partitions": args.polars_bio_partitions},
            "data_order": args.data.split(","), "results": {}, "notes": list(args.note)}
     raw = out.with_suffix(".json")
-    tmp_root = Path(tempfile.mkdtemp(prefix="giql-scale-", dir=str(gen.DATA_DIR)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp_root = Path(tempfile.mkdtemp(prefix="giql-scale-", dir=str(DATA_DIR)))
     for data in rec["data_order"]:
         profile, size = DATA[data]
         files = chunked_paths(profile, size)
@@ -415,13 +405,11 @@ def main(argv=None) -> int:
     rec["load_after"] = os.getloadavg()[0]
     rec["minutes"] = (time.monotonic() - t_start) / 60
     rec["targets"] = targets(rec)
-    raw.write_text(json.dumps(rec, indent=1, default=str) + "\n")
-    out.write_text(render(rec, out.with_suffix(".png").name))
+    write_report(out, render(rec, out.with_suffix(".png").name), rec)
     plot(rec, out.with_suffix(".png"))
     print(render(rec))
     shutil.rmtree(tmp_root, ignore_errors=True)
-    if code.get("snapshot"):
-        shutil.rmtree(code["snapshot"], ignore_errors=True)
+    release(code)
     return 0
 
 

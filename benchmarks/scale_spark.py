@@ -25,57 +25,20 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import threading
 import time
-import uuid
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from harness.data import parquet_rows
+from harness.peers import PER_ROW, column_total  # op -> its column; the checksum
+from harness.queries import GIQL_COUNT, bin10k
+from harness.report import one_line
+from harness.spark import local_spark, spark_action
 
-from peers import PER_ROW, column_total  # noqa: E402  (op -> its column; the checksum)
-
-COUNT = "SELECT COUNT(*) FROM l a JOIN r b ON a.interval INTERSECTS b.interval"
 PAIRS = ("SELECT a.chrom, a.start, a.end, b.start AS start_, b.end AS end_ "
          "FROM l a JOIN r b ON a.interval INTERSECTS b.interval")
-BIN10K = """
-WITH lb AS (SELECT chrom, start, `end`, explode(sequence(start div 10000, (`end` - 1) div 10000)) AS bin FROM l),
-     rb AS (SELECT chrom, start, `end`, explode(sequence(start div 10000, (`end` - 1) div 10000)) AS bin FROM r)
-SELECT {select} FROM lb a JOIN rb b ON a.chrom = b.chrom AND a.bin = b.bin
-WHERE a.start < b.`end` AND a.`end` > b.start AND a.bin = greatest(a.start div 10000, b.start div 10000)
-"""
+# The binned sides carry no name: the pairs written are scale.py's five columns.
+BIN10K_COLUMNS = "chrom, start, `end`"
 BIN10K_PAIRS = "a.chrom, a.start, a.`end`, b.start AS start_, b.`end` AS end_"
-
-
-def parquet_rows(path: Path) -> int:
-    import pyarrow.parquet as pq
-
-    return sum(pq.read_metadata(f).num_rows for f in Path(path).rglob("*.parquet"))
-
-
-def action(spark, fn, timeout: float):
-    """``fn()`` in a job group, cancelled after ``timeout`` seconds."""
-    sc = spark.sparkContext
-    group = f"scale-{uuid.uuid4().hex[:8]}"
-    box: dict = {}
-
-    def target():
-        sc.setJobGroup(group, group, interruptOnCancel=True)
-        try:
-            box["value"] = fn()
-        except BaseException as e:  # noqa: BLE001
-            box["error"] = e
-
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    t.join(timeout)
-    if t.is_alive():
-        sc.cancelJobGroup(group)
-        t.join(120)
-        raise TimeoutError(f"> {timeout:.0f} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def one(spark, cfg: dict, op: str, left: str, right: str, outdir: Path):
@@ -87,7 +50,7 @@ def one(spark, cfg: dict, op: str, left: str, right: str, outdir: Path):
         s.register("l", left)
         s.register("r", right)
         if op == "count":
-            return s.sql(COUNT).collect()[0][0]
+            return s.sql(GIQL_COUNT).collect()[0][0]
         if op in PER_ROW:  # gs.count_overlaps / gs.coverage over the registered tables, as a user calls them
             getattr(gs, op)(s.table("l"), s.table("r")).write.mode("overwrite").parquet(str(outdir))
             return None
@@ -99,8 +62,8 @@ def one(spark, cfg: dict, op: str, left: str, right: str, outdir: Path):
     spark.read.parquet(right).createOrReplaceTempView("r")
     if kind == "sql":
         if op == "count":
-            return spark.sql(BIN10K.format(select="COUNT(*)")).collect()[0][0]
-        spark.sql(BIN10K.format(select=BIN10K_PAIRS)).write.mode("overwrite").parquet(str(outdir))
+            return spark.sql(bin10k("COUNT(*)", BIN10K_COLUMNS)).collect()[0][0]
+        spark.sql(bin10k(BIN10K_PAIRS, BIN10K_COLUMNS)).write.mode("overwrite").parquet(str(outdir))
         return None
     if kind == "floor":
         q = "SELECT COUNT(*), MAX(start), MAX(`end`), MAX(length(chrom)) FROM {}"
@@ -114,9 +77,7 @@ def main(path: str) -> int:
 
     import giql_spark as gs
 
-    spark = gs.local_spark("local[2]", config={"spark.driver.memory": cfg["driver_memory"],
-                                               "spark.sql.shuffle.partitions": str(cfg["shuffle_partitions"]),
-                                               "spark.ui.enabled": "false"})
+    spark = local_spark("local[2]", cfg["driver_memory"], cfg["shuffle_partitions"], ui=False)
     print(json.dumps({"versions": {"spark": pyspark.__version__, "giql_spark": gs.__version__}}), flush=True)
     out = Path(cfg["outdir"])
     for op in cfg["ops"]:  # warm-up: JIT, Python workers, writers
@@ -133,14 +94,14 @@ def main(path: str) -> int:
             target = out / f"{op}-{r}"
             t0 = time.perf_counter()
             try:
-                n = action(spark, lambda: one(spark, cfg, op, cfg["left"], cfg["right"], target), cfg["timeout"])
+                n = spark_action(spark, lambda: one(spark, cfg, op, cfg["left"], cfg["right"], target), cfg["timeout"])
                 rec["seconds"] = time.perf_counter() - t0
                 rec["rows"] = parquet_rows(target) if n is None else n
                 if op in PER_ROW:
                     rec["total"] = column_total(target, PER_ROW[op])
                 shutil.rmtree(target, ignore_errors=True)  # 100M x 100M pairs fill the disk
             except Exception as e:  # a failure or a timeout is reported, the next run goes on
-                rec["error"] = " ".join(str(e).split())[:300]
+                rec["error"] = one_line(e)
             print(json.dumps(rec), flush=True)
     spark.stop()
     return 0

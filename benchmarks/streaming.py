@@ -2,7 +2,7 @@
 """Streaming benchmark: giql-spark's stream-stream joins against Spark's built-in stream-stream join.
 
     PYTHONPATH=src python benchmarks/streaming.py --rows 10000000 --batches 100 --time-limit spark=900 \
-        --out benchmarks/STREAMING.md
+        --out benchmarks/reports/STREAMING.md
 
 Two sorted streams (``--rows`` intervals each over 23 chromosomes, widths drawn uniformly from
 ``[--min-width, --max-width]``, starts ``--gap`` apart on average) arrive as ``--batches``
@@ -24,7 +24,7 @@ b.chrom AND b.start BETWEEN a.start - W AND a.start + W``, ``--window`` W, 1 kb 
 
 Each (join, engine) runs in its own Python process (its own JVM): throughput is input rows
 of both sides over the query's wall time; peak RSS is the summed RSS of that process tree
-(driver, JVM, Python workers), sampled every 0.1 s (rss.py). Writes the report (``--out``),
+(driver, JVM, Python workers), sampled every 0.1 s (harness/rss.py). Writes the report (``--out``),
 its JSON and a PNG of rows in state over time beside it.
 """
 
@@ -35,16 +35,14 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from rss import TreePeak  # noqa: E402  (peak RSS of a process tree)
+from harness.data import REPORTS_DIR
+from harness.report import command_line, write_report
+from harness.rss import run_measured
 
 CHROMS = [f"chr{i}" for i in range(1, 23)] + ["chrX"]
 SCHEMA = "chrom string, start bigint, `end` bigint, name string"
@@ -187,16 +185,14 @@ def run(args, join: str, engine: str) -> dict:
            "--master", args.master, "--partitions", str(args.partitions), "--driver-memory", args.driver_memory,
            "--time-limit", str(limit_for(args.time_limit, engine))]
     print(f"[{join} {engine}] {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    with TreePeak(proc.pid) as peak:
-        _, err = proc.communicate()
-    if proc.returncode != 0:
-        tail = "\n".join(err.strip().splitlines()[-15:])
-        raise SystemExit(f"[{join} {engine}] failed (exit {proc.returncode}):\n{tail}")
+    done = run_measured(cmd)
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-15:])
+        raise SystemExit(f"[{join} {engine}] failed (exit {done.returncode}):\n{tail}")
     out = json.loads(result.read_text())
     result.unlink()
     rows_in = sum(b["input"] for b in out["batches"])
-    out.update(join=join, engine=engine, rss=peak.bytes, input=rows_in,
+    out.update(join=join, engine=engine, rss=done.rss, input=rows_in,
                output=sum(b["output"] for b in out["batches"]), peak_state=max((b["state"] for b in out["batches"]),
                                                                                default=0),
                rate=rows_in / out["wall"] if out["wall"] else 0.0)
@@ -282,7 +278,7 @@ def main() -> None:
     ap.add_argument("--joins", default=",".join(JOINS))
     ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--data", default=None, help="data directory (default: a temp dir named by --rows)")
-    ap.add_argument("--out", default=str(HERE / "STREAMING.md"))
+    ap.add_argument("--out", default=str(REPORTS_DIR / "STREAMING.md"))
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--partitions", type=int, default=2)
     ap.add_argument("--driver-memory", default="4g")
@@ -317,9 +313,8 @@ def main() -> None:
     print(f"data in {args.data} ({time.time() - t0:.1f} s)", flush=True)
     results = [run(args, j, e) for j in args.joins.split(",") for e in args.engines.split(",")]
     plot(results, png)
-    command = "PYTHONPATH=src python benchmarks/streaming.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    out.write_text(report(args, results, command, png))
-    out.with_suffix(".json").write_text(json.dumps({"command": command, "results": results}, indent=1))
+    command = command_line("PYTHONPATH=src python")
+    write_report(out, report(args, results, command, png), {"command": command, "results": results})
     print(f"wrote {out}, {png}")
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Put the benchmark reports into one file, ``benchmarks/RESULTS.md``.
+"""Put the benchmark reports into one file, ``benchmarks/reports/RESULTS.md``.
 
     python benchmarks/summary.py JOINS-1M.md JOINS-10M.md OPTIMIZER.md
 
@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from harness.data import REPORTS_DIR as REPORTS
 
 
 def demote(text: str) -> str:
@@ -36,9 +36,9 @@ def main(argv: list[str]) -> int:
         "",
     ]
     for name in argv:
-        path = Path(name) if Path(name).is_absolute() else HERE / name
+        path = Path(name) if Path(name).is_absolute() else REPORTS / name
         parts += [f"## From `{path.name}`", "", demote(path.read_text().strip()), ""]
-    (HERE / "RESULTS.md").write_text("\n".join(parts))
+    (REPORTS / "RESULTS.md").write_text("\n".join(parts))
     return 0
 
 

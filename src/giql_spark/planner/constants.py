@@ -8,7 +8,7 @@ the file keep their defaults, so an old file stays usable.
 The defaults are seconds per unit of each term of :mod:`.cost`. The binned
 join's ``row_shuffle`` and ``candidate`` and every ``scale_<strategy>`` are
 the output of ``giql-spark calibrate --rows 1000000`` on the 2-core machine of
-``benchmarks/`` (kept in ``benchmarks/calibration.json``); the other unit
+``benchmarks/`` (kept in ``benchmarks/reports/calibration.json``); the other unit
 constants were set by hand from the same machine's benchmark runs.
 """
 
@@ -38,7 +38,7 @@ DEFAULTS = {
     "broadcast_hash_bytes": 10 * 2**20,  # Spark's autoBroadcastJoinThreshold default
     "jvm_build_row": 6e-7,       # one build row collected, indexed and broadcast by the JVM operator
     # one probe row read and looked up in the JVM index (2 tasks at once): 1,000 x 10M rows,
-    # the 10M probed, took 1.13-1.14 s in benchmarks/OPTIMIZER.md, which 3e-7 put at 4 s
+    # the 10M probed, took 1.13-1.14 s in benchmarks/reports/OPTIMIZER.md, which 3e-7 put at 4 s
     "jvm_probe_row": 5e-8,
     "jvm_index_bytes_per_row": 80.0,  # driver and executor memory of one JVM-indexed row
     "jvm_broadcast_budget_bytes": 2 * 2**30,

@@ -2,13 +2,16 @@
 
 A Spark contender is a Python driver, a JVM and Python workers; a peer is
 one interpreter. :class:`TreePeak` samples the summed RSS of the whole tree
-every ``interval`` seconds while a run goes on and keeps the peak.
+every ``interval`` seconds while a run goes on and keeps the peak;
+:func:`run_measured` runs a command in its own process under it.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -64,3 +67,28 @@ class TreePeak:
         self._stop.set()
         self._thread.join()
         self.bytes = max(self.bytes, tree_rss(self.pid))
+
+
+@dataclass
+class Finished:
+    """A command's exit, its output, whether it was killed at the timeout, and its tree's peak RSS."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: bool
+    rss: int
+
+
+def run_measured(cmd: list[str], timeout: float | None = None) -> Finished:
+    """Run ``cmd`` to its end (killed past ``timeout`` seconds), sampling its tree's RSS."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timed_out = False
+    with TreePeak(proc.pid) as peak:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            timed_out = True
+    return Finished(proc.returncode, out, err, timed_out, peak.bytes)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
-"""One timed run of a single-node peer library, for ``joins.py``.
+"""One timed run of a single-node peer library, for ``joins.py`` and ``scale.py``.
 
-    python benchmarks/peers.py TOOL OP LEFT.parquet RIGHT.parquet OUTDIR
+    python benchmarks/harness/peers.py TOOL OP LEFT.parquet RIGHT.parquet OUTDIR
 
 TOOL is ``bioframe``, ``polars-bio`` or ``pyranges``; OP is ``count`` (the number of
 overlapping pairs), ``pairs`` (every pair written to OUTDIR as Parquet), or
@@ -18,7 +18,8 @@ on pandas DataFrames read with ``pd.read_parquet``.
 It runs in its own interpreter, so that a peer's memory (or running out of
 it) is its own, and because polars-bio and pyranges pin versions (pandas 3,
 their own polars) that the giql-spark environment does not use: point
-``joins.py --peers-python`` at an environment that has them. bioframe runs
+``--peers-python`` at an environment that has them. It imports nothing from the
+rest of the harness, so that it runs there. bioframe runs
 with the benchmark's own interpreter.
 Coordinates are 0-based half-open, as in the benchmark's files.
 """
