@@ -1,0 +1,107 @@
+"""What the running Spark line has: the one place giql-spark's version differences live.
+
+giql-spark runs on every Spark line from 3.5 to 4.3. Most of it uses APIs all of them share;
+what one line lacks or changed is named here, with the route giql-spark takes instead, and the
+rest of the package asks this module rather than comparing versions itself:
+
+=========================  =====  ===========================================================
+Python API                 since  route on a line without it
+=========================  =====  ===========================================================
+``pyspark.logger``         4.0    none needed: before 4.0 PySpark does not log failed
+                                  queries as JSON records, so there is nothing to silence
+``pyspark.sql.datasource`` 4.0    the genomic readers read each file split with oxbow inside
+                                  ``mapInArrow`` over a DataFrame of splits
+``transformWithState``     4.0    stream-stream joins run on ``applyInPandasWithState``
+``InPandas``
+=========================  =====  ===========================================================
+
+The JVM operators differ by Scala line (2.12 on Spark 3.5, 2.13 on 4.x) and by a few Spark
+signatures; :data:`JVM_SOURCES` names the source folders each line compiles with (see
+:mod:`giql_spark.jvm.build`).
+
+Importing this module imports nothing of PySpark but its version.
+"""
+
+from __future__ import annotations
+
+import logging
+
+OLDEST = (3, 5)
+NEWEST = (4, 3)
+
+# Source folders under giql_spark/jvm/java-spark/ compiled with the common ones, per line: the
+# Scala line's (collection types in override signatures) and the Spark line's (the class
+# io.giql.spark.compat.SparkLine, one copy per line with the same methods).
+JVM_SOURCES: dict[tuple[int, int], tuple[str, ...]] = {
+    (3, 5): ("scala-2.12", "spark-3.5"),
+    (4, 0): ("scala-2.13", "spark-4.0"),
+    (4, 1): ("scala-2.13", "spark-4.1"),
+    (4, 2): ("scala-2.13", "spark-4.2"),
+    (4, 3): ("scala-2.13", "spark-4.3"),
+}
+
+
+class UnsupportedSparkError(RuntimeError):
+    """A feature needs a newer Spark than the one installed."""
+
+
+def parse_line(version: str) -> tuple[int, int]:
+    """``"4.1.4"`` (or ``"4.1"``, ``"4.2.0.dev1"``) as ``(4, 1)``."""
+    parts = version.strip().split(".")
+    try:
+        return int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)
+    except (IndexError, ValueError):
+        raise ValueError(f"not a Spark version: {version!r}") from None
+
+
+def line_text(line: tuple[int, int]) -> str:
+    return f"{line[0]}.{line[1]}"
+
+
+def _installed() -> str:
+    import pyspark
+
+    return pyspark.__version__
+
+
+VERSION: str = _installed()
+LINE: tuple[int, int] = parse_line(VERSION)
+
+HAS_PYSPARK_LOGGER = LINE >= (4, 0)
+HAS_PYTHON_DATA_SOURCE = LINE >= (4, 0)
+HAS_TRANSFORM_WITH_STATE = LINE >= (4, 0)
+
+
+def jvm_sources(line: tuple[int, int] = LINE) -> tuple[str, ...]:
+    """The line-specific JVM source folders for ``line``.
+
+    A line newer than the newest supported one compiles with the newest one's sources (javac
+    then says what changed); one older than the oldest is refused.
+    """
+    if line < OLDEST:
+        raise UnsupportedSparkError(
+            f"giql-spark's interval-join operators need Spark {line_text(OLDEST)} or newer; "
+            f"this is Spark {line_text(line)}")
+    return JVM_SOURCES.get(line) or JVM_SOURCES[NEWEST]
+
+
+def require(available: bool, what: str, since: tuple[int, int] = (4, 0)) -> None:
+    """Raise a one-line error naming the Spark version ``what`` needs, when unavailable."""
+    if not available:
+        raise UnsupportedSparkError(
+            f"{what} needs Spark {line_text(since)} or newer; this is Spark {VERSION}")
+
+
+def query_loggers() -> list[logging.Logger]:
+    """PySpark's loggers of failed queries (each logs a multi-line JSON record), if it has them.
+
+    They must be PySpark's own logger class: PySpark logs through them with keyword arguments
+    a plain ``logging.Logger`` rejects, and whoever creates a named logger first fixes its
+    class for the life of the process.
+    """
+    if not HAS_PYSPARK_LOGGER:
+        return []
+    from pyspark.logger import PySparkLogger
+
+    return [PySparkLogger.getLogger(n)
+            for n in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")]
