@@ -105,3 +105,37 @@ def query_loggers() -> list[logging.Logger]:
 
     return [PySparkLogger.getLogger(n)
             for n in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")]
+
+
+def thread_target(session, f):
+    """``f`` for another thread, inheriting the caller's Spark properties (job group, tags).
+
+    From 4.0 ``inheritable_thread_target`` takes the session (classic or Connect); 3.5's takes
+    only the function and reads the classic SparkContext, so a 3.5 Connect client runs ``f``
+    as it is.
+    """
+    from pyspark.util import inheritable_thread_target
+
+    if LINE >= (4, 0):
+        return inheritable_thread_target(session)(f)
+    if type(session).__module__.startswith("pyspark.sql.connect"):
+        return f
+    return inheritable_thread_target(f)
+
+
+def to_arrow(df):
+    """``df.toArrow()``: the rows as one pyarrow Table (``toArrow`` is new in 4.0).
+
+    On 3.5 a classic DataFrame collects its Arrow batches as 4.0's ``toArrow`` does; a 3.5
+    Spark Connect DataFrame asks its client for the table.
+    """
+    if LINE >= (4, 0):
+        return df.toArrow()
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if type(df).__module__.startswith("pyspark.sql.connect"):
+        table, _ = df._session.client.to_table(df._plan.to_proto(df._session.client))
+        return table
+    schema = to_arrow_schema(df.schema)
+    return pa.Table.from_batches(df._collect_as_arrow(), schema=schema)
