@@ -139,3 +139,27 @@ def to_arrow(df):
         return table
     schema = to_arrow_schema(df.schema)
     return pa.Table.from_batches(df._collect_as_arrow(), schema=schema)
+
+
+# What a string must look like for try_cast's route on 3.5 (a plain cast that cannot fail).
+_CASTABLE = {
+    "long": r"^\s*[+-]?[0-9]{1,18}\s*$",  # 19 digits may overflow: NULL, as try_cast's overflow
+    "double": r"(?i)^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?[dDfF]?\s*$"
+              r"|(?i)^\s*[+-]?(inf|infinity|nan)\s*$",
+}
+
+
+def try_cast(col, type_name: str):
+    """``col.try_cast(type_name)`` for a string column: NULL where the cast would fail.
+
+    ``Column.try_cast`` is new in 4.0. On 3.5 a value is cast only when it matches the
+    pattern of the type (``long``: at most 18 digits, so a 19-digit value within range is
+    NULL there; ``double``), which no cast mode can reject.
+    """
+    if LINE >= (4, 0):
+        return col.try_cast(type_name)
+    from pyspark.sql import functions as F
+
+    if type_name not in _CASTABLE:
+        raise ValueError(f"try_cast to {type_name} has no Spark 3.5 route")
+    return F.when(col.rlike(_CASTABLE[type_name]), col.cast(type_name))
