@@ -11,8 +11,10 @@ Python API                 since  route on a line without it
                                   queries as JSON records, so there is nothing to silence
 ``pyspark.sql.datasource`` 4.0    the genomic readers read each file split with oxbow inside
                                   ``mapInArrow`` over a DataFrame of splits
-``transformWithState``     4.0    stream-stream joins run on ``applyInPandasWithState``
-``InPandas``
+``transformWithState``     4.0    none: a stream-stream join is refused with a one-line error
+``InPandas``                      (``applyInPandasWithState`` fails inside PySpark 3.5's own
+                                  serializer with pandas 2.3 / pyarrow 26); stream-static
+                                  joins run
 =========================  =====  ===========================================================
 
 The JVM operators differ by Scala line (2.12 on Spark 3.5, 2.13 on 4.x) and by a few Spark
@@ -85,11 +87,9 @@ def jvm_sources(line: tuple[int, int] = LINE) -> tuple[str, ...]:
     return JVM_SOURCES.get(line) or JVM_SOURCES[NEWEST]
 
 
-def require(available: bool, what: str, since: tuple[int, int] = (4, 0)) -> None:
-    """Raise a one-line error naming the Spark version ``what`` needs, when unavailable."""
-    if not available:
-        raise UnsupportedSparkError(
-            f"{what} needs Spark {line_text(since)} or newer; this is Spark {VERSION}")
+def needs(what: str, since: tuple[int, int] = (4, 0)) -> str:
+    """The one-line message of a feature this Spark lacks, naming the version it needs."""
+    return f"{what} needs Spark {line_text(since)} or newer; this is Spark {VERSION}"
 
 
 def query_loggers() -> list[logging.Logger]:
@@ -163,3 +163,11 @@ def try_cast(col, type_name: str):
     if type_name not in _CASTABLE:
         raise ValueError(f"try_cast to {type_name} has no Spark 3.5 route")
     return F.when(col.rlike(_CASTABLE[type_name]), col.cast(type_name))
+
+
+def types_named(*names: str) -> tuple[type, ...]:
+    """The classes of ``pyspark.sql.types`` with these names that this PySpark has
+    (``VariantType`` and ``CalendarIntervalType`` are new in 4.0)."""
+    from pyspark.sql import types
+
+    return tuple(getattr(types, n) for n in names if hasattr(types, n))

@@ -29,6 +29,7 @@ from ..joins import jvm, naive
 from ..joins.spec import JoinSpec, band_key, spark
 from ..planner.nodes import Built, Choice, IntervalJoin, Node, Timing
 from ..planner.stats.spark import plan_facts
+from ..spark_version import HAS_TRANSFORM_WITH_STATE, needs
 from . import processor as P
 from .bounds import SideInput, plan_pruning
 from .contract import END
@@ -134,6 +135,8 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options: dict) -> tuple[DataFrame, Choice]:
     from ..runtime import prune
 
+    if not HAS_TRANSFORM_WITH_STATE:
+        raise QueryError(needs("a stream-stream interval join (transformWithStateInPandas)"))
     spec = node.spec
     spark_session = left.sparkSession
     provider = spark_session.conf.get(PROVIDER_CONF, None) or ""
