@@ -171,3 +171,18 @@ def types_named(*names: str) -> tuple[type, ...]:
     from pyspark.sql import types
 
     return tuple(getattr(types, n) for n in names if hasattr(types, n))
+
+
+def cogroup_apply_in_arrow(cogrouped, f, schema):
+    """``cogrouped.applyInArrow(f, schema)`` (new in 4.0); on 3.5 ``applyInPandas`` with each
+    side handed to ``f`` as an Arrow table and its result turned back into pandas."""
+    if LINE >= (4, 0):
+        return cogrouped.applyInArrow(f, schema=schema)
+
+    def through_pandas(left, right):
+        import pyarrow as pa
+
+        return f(pa.Table.from_pandas(left, preserve_index=False),
+                 pa.Table.from_pandas(right, preserve_index=False)).to_pandas()
+
+    return cogrouped.applyInPandas(through_pandas, schema=schema)
