@@ -399,10 +399,10 @@ def _quiet_pyspark_error_log() -> None:
     trace before raising it; the command line prints the error as one line."""
     import logging
 
-    from pyspark.logger import PySparkLogger
+    from .spark_version import query_loggers
 
-    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
-        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+    for log in query_loggers():
+        log.setLevel(logging.CRITICAL)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,8 +18,9 @@ import logging
 import re
 from collections.abc import Mapping
 
-from pyspark.logger import PySparkLogger
 from pyspark.sql import DataFrame
+
+from . import spark_version
 
 
 def is_connect(spark) -> bool:
@@ -45,15 +46,15 @@ def quiet_query_log():
     """Silence PySpark's log of failed queries while the block runs.
 
     PySpark logs every failed query as a multi-line JSON record; giql-spark
-    re-raises the error as one clear line, so the record is only noise. The
-    logger must be PySpark's own class: PySpark logs through it with keyword
-    arguments a plain ``logging.Logger`` rejects, and whoever creates a named
-    logger first fixes its class for the life of the process.
+    re-raises the error as one clear line, so the record is only noise
+    (PySpark before 4.0 logs no such record).
     """
-    log = PySparkLogger.getLogger("SQLQueryContextLogger")
-    level = log.level
-    log.setLevel(logging.CRITICAL)
+    logs = spark_version.query_loggers()[:1]
+    levels = [log.level for log in logs]
+    for log in logs:
+        log.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        log.setLevel(level)
+        for log, level in zip(logs, levels):
+            log.setLevel(level)

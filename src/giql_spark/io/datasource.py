@@ -1,5 +1,8 @@
 """A PySpark Python Data Source that reads genomic files with oxbow, in parallel.
 
+On Spark 3.5, which has no Python data source API, the same reader runs inside
+``mapInArrow`` over a DataFrame of one row per partition (see :func:`read_genomic`).
+
 The driver describes the file from its header (:func:`genomic.describe`) and
 passes that description as the ``spec`` option, so the schema is known
 before any job runs.  Partitions: one per file, or, when an index
@@ -24,10 +27,10 @@ import json
 import os
 
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StringType, StructField, StructType
 
+from ..spark_version import HAS_PYTHON_DATA_SOURCE
 from . import genomic, locate
 from .formats import InputError
 from .genomic import OXBOW_ERRORS
@@ -40,11 +43,18 @@ LOCAL_CHECK_BYTES = 8 << 20
 _CHECK_SCHEMA = StructType([StructField("error", StringType())])
 
 
+if HAS_PYTHON_DATA_SOURCE:
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+else:  # Spark 3.5: the reader is used without the API (read_genomic)
+    DataSource = DataSourceReader = InputPartition = object
+
+
 class RegionPartition(InputPartition):
     """Reference names to query through the index; None reads the whole file."""
 
     def __init__(self, regions: list[str] | None):
-        super().__init__(regions)
+        if InputPartition is not object:
+            super().__init__(regions)
         self.regions = regions
 
 
@@ -178,6 +188,8 @@ def read_genomic(spark: SparkSession, path: str, fmt: str, *, validate: bool = T
         schema = from_arrow_schema(genomic.output_schema(spec))
     except OXBOW_ERRORS as exc:
         raise genomic.header_error(spec, exc) from None
+    if not HAS_PYTHON_DATA_SOURCE:
+        return _read_without_data_source(spark, spec, schema, validate)
     spark.dataSource.register(GenomicDataSource)
     encoded = json.dumps(spec)
     if validate:
@@ -192,3 +204,41 @@ def read_genomic(spark: SparkSession, path: str, fmt: str, *, validate: bool = T
             # Partitions follow the file order, so the first row is the earliest problem.
             raise InputError(errors[0])
     return spark.read.format(NAME).schema(schema).option("spec", encoded).load()
+
+
+def _read_without_data_source(spark: SparkSession, spec: dict, schema: StructType,
+                              validate: bool) -> DataFrame:
+    """:func:`read_genomic` on Spark 3.5: the reader's partitions as the rows of
+    ``spark.range`` (one per Spark partition, in file order), read by ``mapInArrow``."""
+    parts = GenomicReader(spec, schema, check=False).partitions()
+    regions = [p.regions for p in parts]
+    n = len(regions)
+
+    def run(check: bool, out: StructType):
+        target = to_arrow_schema(out)
+
+        def read(batches):
+            import pyarrow as pa
+
+            reader = GenomicReader(spec, out, check)
+            for batch in batches:
+                for i in batch.column(0).to_pylist():
+                    part = RegionPartition(regions[i])
+                    if check:
+                        msgs = [row[0] for row in reader.read(part)]
+                        if msgs:
+                            yield pa.RecordBatch.from_arrays([pa.array(msgs, pa.string())], schema=target)
+                    else:
+                        yield from reader.read(part)
+
+        return spark.range(0, n, 1, n).mapInArrow(read, out)
+
+    if validate:
+        if os.path.getsize(spec["path"]) <= LOCAL_CHECK_BYTES:
+            reader = GenomicReader(spec, _CHECK_SCHEMA, check=True)
+            errors = [row[0] for part in reader.partitions() for row in reader.read(part)]
+        else:
+            errors = [row["error"] for row in run(True, _CHECK_SCHEMA).collect()]
+        if errors:
+            raise InputError(errors[0])
+    return run(False, schema)

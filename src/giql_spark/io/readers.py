@@ -23,6 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from ..errors import spark_message
+from ..spark_version import try_cast
 from .formats import COORDINATES, FORMATS, InputError, detect_format
 from .formats import local_path as _local_path
 from .formats import normalize_format as _normalize_format
@@ -293,14 +294,14 @@ def _first_data_line(spark: SparkSession, path: str) -> str | None:
 
 def _is_int(c: Column) -> Column:
     # The regex rejects '1.5' and '1e3'; try_cast catches values overflowing a long.
-    return c.rlike(_INT_PATTERN) & c.try_cast("long").isNotNull()
+    return c.rlike(_INT_PATTERN) & try_cast(c, "long").isNotNull()
 
 
 def _bed_error(fields: Column, min_fields: int = 3) -> Column:
     """Spark expression: the reason a row is invalid, NULL for a valid row."""
     n = F.size(fields)
     chrom, start, end = F.get(fields, 0), F.get(fields, 1), F.get(fields, 2)
-    s, e = start.try_cast("long"), end.try_cast("long")
+    s, e = try_cast(start, "long"), try_cast(end, "long")
     return (
         F.when(n < min_fields, F.format_string(f"expected at least {min_fields} tab-separated fields, got %d", n))
         .when(F.trim(chrom) == "", F.lit("empty chrom"))
@@ -322,7 +323,7 @@ def _parse_bed(lines: DataFrame, names, min_fields: int = 3) -> DataFrame:
         raw = F.get(fields, i)
         # try_cast: optional numeric fields ('.' score etc.) become NULL instead
         # of failing the job under ANSI mode.
-        typed.append((raw.try_cast(_BED_TYPES[name]) if name in _BED_TYPES else raw).alias(name))
+        typed.append((try_cast(raw, _BED_TYPES[name]) if name in _BED_TYPES else raw).alias(name))
     return lines.filter(~F.col("value").rlike(_SKIP_PATTERN)).select(
         "value", *typed, _bed_error(fields, min_fields).alias(_ERR)
     )

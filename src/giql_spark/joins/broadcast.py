@@ -24,6 +24,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from .. import spark_version
 from . import candidates
 from .batch.probe import BuildSide, build_placeholders, probe
 from .hull import with_hull
@@ -54,7 +55,7 @@ def join(left: DataFrame, right: DataFrame, spec: JoinSpec, build: str = "right"
     if dry_run:
         table = pa.Table.from_batches([], schema=to_arrow_schema(build_side.schema))
     else:
-        table = build_side.toArrow()
+        table = spark_version.to_arrow(build_side)
     index = BuildSide.of(table, right_names)
     schema = candidates.schema(left, right)
     left_types = [f.type for f in to_arrow_schema(StructType([left.schema[n] for n in left_names]))]

@@ -17,6 +17,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructField, StructType
 
+from .. import spark_version
 from .batch.count import C, E, S, Targets, count_batch
 from .spec import Interval
 
@@ -36,7 +37,7 @@ def count_overlaps(left: DataFrame, right: DataFrame, left_iv: Interval, right_i
     if column in left.columns:
         raise ValueError(f"count column {column!r} already exists in the left table")
     names = list(left.columns)
-    targets = Targets.of(_coords(right, right_iv).select(C, S, E).toArrow())
+    targets = Targets.of(spark_version.to_arrow(_coords(right, right_iv).select(C, S, E)))
     schema = StructType(list(left.schema.fields) + [StructField(column, LongType(), False)])
 
     def count_batches(batches):

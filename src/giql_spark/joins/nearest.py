@@ -20,6 +20,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from .. import spark_version
 from .batch.nearest import CHROM, END, START, STRAND, nearest_group
 from .spec import NearestSpec
 
@@ -47,8 +48,5 @@ def candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec, *, dry_ru
     def per_group(t, r):
         return nearest_group(t, r, k, stranded, t_names, r_names)
 
-    return (
-        tk.groupBy(CHROM, STRAND)
-        .cogroup(rk.groupBy(CHROM, STRAND))
-        .applyInArrow(per_group, schema=out_schema)
-    )
+    cogrouped = tk.groupBy(CHROM, STRAND).cogroup(rk.groupBy(CHROM, STRAND))
+    return spark_version.cogroup_apply_in_arrow(cogrouped, per_group, out_schema)

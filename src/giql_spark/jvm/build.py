@@ -1,11 +1,22 @@
 """Build the giql-spark JVM extension from its Java sources, once per source/Spark/javac version.
 
-``jar_path()`` compiles ``java/**/*.java`` with ``javac --release 17`` against the jars of the
-installed PySpark and caches the jar under ``$GIQL_SPARK_CACHE/jvm/<hash>/`` (default
+``jar_path()`` compiles ``java/**/*.java``, plus the folders under ``java-spark/`` that the
+installed Spark line needs (see :data:`giql_spark.spark_version.JVM_SOURCES`: its Scala line's
+and its Spark line's), with ``javac --release 17`` against the jars of the installed PySpark and
+caches the jar under ``$GIQL_SPARK_CACHE/jvm/<hash>/`` (default
 ``~/.cache/giql-spark/jvm/<hash>/``). The hash covers the Java sources, the PySpark version and
 the javac version, so an upgrade of any of them builds a new jar. Two processes building at once
 each compile into a private temporary folder and move it into place with one atomic rename; the
 loser keeps the winner's jar.
+
+Ahead of time, for a cluster whose nodes have no JDK compiler::
+
+    python -m giql_spark.jvm.build --spark 3.5 --out giql-spark-jvm.jar
+
+builds the jar for the named Spark line (against the installed PySpark's jars, which must be of
+that line, or against ``--jars DIR``, a Spark distribution's ``jars`` folder). Start the cluster's
+sessions with that jar on ``spark.jars`` and ``io.giql.spark.GiqlSparkExtensions`` on
+``spark.sql.extensions``; giql-spark then finds the operators there and never runs javac.
 """
 
 from __future__ import annotations
@@ -14,14 +25,16 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import zipfile
 from pathlib import Path
 
 JAVA_DIR = Path(__file__).resolve().parent / "java"
+LINE_DIR = Path(__file__).resolve().parent / "java-spark"
 JAR_NAME = "giql-spark-jvm.jar"
-_FORMAT = "1"  # bump when the build recipe itself changes
+_FORMAT = "2"  # bump when the build recipe itself changes
 _lock = threading.Lock()
 _cached: dict[str, Path] = {}
 
@@ -74,15 +87,24 @@ def javac_version() -> str:
     return text
 
 
-def sources() -> list[Path]:
-    return sorted(JAVA_DIR.rglob("*.java"))
+def sources(version: str | None = None) -> list[Path]:
+    """The Java sources for a Spark version (default: the installed PySpark's)."""
+    from ..spark_version import jvm_sources, parse_line
+
+    line = parse_line(version or pyspark_version())
+    out = sorted(JAVA_DIR.rglob("*.java"))
+    for folder in jvm_sources(line):
+        out += sorted((LINE_DIR / folder).rglob("*.java"))
+    return out
 
 
-def source_hash() -> str:
+def source_hash(version: str | None = None) -> str:
+    version = version or pyspark_version()
     h = hashlib.sha256()
-    h.update(f"format={_FORMAT}\npyspark={pyspark_version()}\njavac={javac_version()}\n".encode())
-    for src in sources():
-        h.update(str(src.relative_to(JAVA_DIR)).encode() + b"\0")
+    h.update(f"format={_FORMAT}\npyspark={version}\njavac={javac_version()}\n".encode())
+    root = JAVA_DIR.parent
+    for src in sources(version):
+        h.update(str(src.relative_to(root)).encode() + b"\0")
         h.update(src.read_bytes() + b"\0")
     return h.hexdigest()[:20]
 
@@ -97,7 +119,7 @@ def jar_path() -> Path:
             return hit
         jar = final / JAR_NAME
         if not _valid(jar):
-            _build(final)
+            _build(final, pyspark_jars_dir(), pyspark_version())
         _cached[str(final)] = jar
         return jar
 
@@ -110,9 +132,9 @@ def _valid(jar: Path) -> bool:
         return False
 
 
-def _build(final: Path) -> None:
+def _build(final: Path, jars: Path, version: str) -> None:
     final.parent.mkdir(parents=True, exist_ok=True)
-    srcs = sources()
+    srcs = sources(version)
     if not srcs:
         raise JvmBuildError(f"no Java sources under {JAVA_DIR}")
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
@@ -124,7 +146,7 @@ def _build(final: Path) -> None:
         cmd = [
             _tool("javac"), "--release", "17", "-encoding", "UTF-8", "-nowarn", "-g",
             "-proc:none", "-implicit:none",
-            "-cp", str(pyspark_jars_dir() / "*"), "-d", str(classes), f"@{argfile}",
+            "-cp", str(jars / "*"), "-d", str(classes), f"@{argfile}",
         ]
         out = subprocess.run(cmd, capture_output=True, text=True)
         if out.returncode != 0:
@@ -133,7 +155,8 @@ def _build(final: Path) -> None:
             raise JvmBuildError(f"javac could not compile giql-spark's Java sources:\n{head}")
         jar = tmp / JAR_NAME
         with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: giql-spark\n\n")
+            z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: giql-spark\n"
+                       f"Spark-Version: {version}\n\n")
             for cls in sorted(classes.rglob("*.class")):
                 z.write(cls, cls.relative_to(classes).as_posix())
         shutil.rmtree(classes)
@@ -152,5 +175,66 @@ def _build(final: Path) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _jars_version(jars: Path) -> str | None:
+    """The Spark version of a jars folder, from its spark-core jar's name."""
+    for j in jars.glob("spark-core_*.jar"):
+        return j.name[:-len(".jar")].split("-")[-1]
+    return None
+
+
+def build_for(spark: str | None = None, jars: Path | None = None,
+              out: Path | None = None) -> Path:
+    """Build the jar for a Spark line ahead of time; returns its path.
+
+    ``spark``: the line (``"3.5"``) or version the jar is for; default the installed PySpark's.
+    ``jars``: the folder of that Spark's jars to compile against; default the installed
+    PySpark's, which must then be of the named line. ``out``: where to copy the jar; default it
+    stays in the cache.
+    """
+    from ..spark_version import line_text, parse_line
+
+    jars = Path(jars) if jars else pyspark_jars_dir()
+    found = _jars_version(jars) or (pyspark_version() if jars == pyspark_jars_dir() else None)
+    if found is None:
+        raise JvmBuildError(f"{jars} holds no spark-core jar; pass a Spark distribution's jars folder")
+    if spark and parse_line(spark) != parse_line(found):
+        raise JvmBuildError(
+            f"the jar for Spark {spark} must be compiled against Spark {line_text(parse_line(spark))}'s "
+            f"jars, and {jars} holds Spark {found}'s: install pyspark=={line_text(parse_line(spark))}.* "
+            "in this environment or pass --jars with that Spark's jars folder")
+    if jars == pyspark_jars_dir() and found == pyspark_version():
+        jar = jar_path()
+    else:
+        final = cache_root() / "jvm" / source_hash(found)
+        with _lock:
+            jar = final / JAR_NAME
+            if not _valid(jar):
+                _build(final, jars, found)
+    if out:
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(jar, out)
+        return out
+    return jar
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m giql_spark.jvm.build",
+        description="Compile giql-spark's JVM operators for a Spark line and print the jar's path.")
+    p.add_argument("--spark", help="the Spark line the jar is for, e.g. 3.5 (default: the installed PySpark's)")
+    p.add_argument("--jars", type=Path, help="that Spark's jars folder (default: the installed PySpark's)")
+    p.add_argument("--out", type=Path, help="copy the jar here (default: leave it in the cache)")
+    args = p.parse_args(argv)
+    try:
+        print(build_for(args.spark, args.jars, args.out))
+    except JvmBuildError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 if __name__ == "__main__":  # python -m giql_spark.jvm.build
-    print(jar_path())
+    sys.exit(main())

@@ -33,6 +33,7 @@ from ..planner.choose import choose_stream
 from ..planner.nodes import Built, Choice, IntervalJoin, Node, Timing
 from ..planner.registry import StreamFacts
 from ..planner.stats.spark import plan_facts
+from ..spark_version import HAS_TRANSFORM_WITH_STATE, needs
 from . import processor as P
 from .bounds import SideInput, plan_pruning
 from .contract import END
@@ -119,6 +120,8 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 
 def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options: dict) -> tuple[DataFrame, Choice]:
 
+    if not HAS_TRANSFORM_WITH_STATE:
+        raise QueryError(needs("a stream-stream interval join (transformWithStateInPandas)"))
     spec = node.spec
     spark_session = left.sparkSession
     choice = choose_stream(StreamFacts(both=True, how=spec.how, static_bytes=None), options,

@@ -18,8 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
+
+from ..spark_version import HAS_TRANSFORM_WITH_STATE
+
+if HAS_TRANSFORM_WITH_STATE:
+    from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
+else:  # Spark 3.5: stream-stream joins are refused before a processor is made (plan.py)
+    StatefulProcessor, StatefulProcessorHandle = object, None
 
 from . import METRICS
 from .operator import BROKEN, MARKER, NO_MATCH, OK, Arrived, ContractError, JoinRules, Output, join_key

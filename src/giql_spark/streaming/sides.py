@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import sqlglot
 from pyspark.sql import DataFrame
-from pyspark.sql.types import (ArrayType, CalendarIntervalType, DataType, DayTimeIntervalType, MapType,
-                               StringType, StructType, UserDefinedType, VariantType, YearMonthIntervalType)
+from pyspark.sql.types import (ArrayType, DataType, DayTimeIntervalType, MapType, StringType, StructType,
+                               UserDefinedType, YearMonthIntervalType)
 from sqlglot import exp
 
 from ..errors import QueryError
 from ..language.schema import TABLE_PREFIX
 from ..planner.nodes import Side
+from ..spark_version import types_named
 from .contract import Contract
+
+_NEW_TYPES = types_named("VariantType", "CalendarIntervalType")
 
 
 def field_types(df: DataFrame) -> dict[tuple[str, ...], DataType]:
@@ -91,7 +94,7 @@ def json_unsafe(df: DataFrame, columns: list[str]) -> str | None:
     """
 
     def bad(t: DataType) -> bool:
-        if isinstance(t, (VariantType, CalendarIntervalType, DayTimeIntervalType, YearMonthIntervalType,
+        if isinstance(t, (*_NEW_TYPES, DayTimeIntervalType, YearMonthIntervalType,
                           UserDefinedType)):
             return True
         if isinstance(t, MapType):

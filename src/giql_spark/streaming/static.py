@@ -24,6 +24,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructField, StructType
 
+from .. import spark_version
 from ..joins.batch.probe import BuildSide, contiguous
 from ..joins.hull import CHROM, HI, LO, with_hull
 from ..joins.spec import JoinSpec
@@ -52,7 +53,7 @@ def join(stream: DataFrame, static: DataFrame, spec: JoinSpec, *, stream_is_left
     probe_iv, build_iv = (spec.left, spec.right) if stream_is_left else (spec.right, spec.left)
     probe_names, build_names = list(stream.columns), list(static.columns)
     built = with_hull(static, build_iv)
-    table = (pa.Table.from_batches([], schema=to_arrow_schema(built.schema)) if dry_run else built.toArrow())
+    table = (pa.Table.from_batches([], schema=to_arrow_schema(built.schema)) if dry_run else spark_version.to_arrow(built))
     index = BuildSide.of(table, build_names)
     build_columns = {n.lower(): col for n, col in zip(build_names, index.columns)}
     pairs = how not in ("semi", "anti")

@@ -27,8 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from pyspark.sql import DataFrame
-from pyspark.util import inheritable_thread_target
 
+from ... import spark_version
 from . import footers, sample
 from .model import SAMPLE_ROWS, Chroms, SideStats, Widths, chrom_codes, from_sample, in_order
 from .spark import plan_facts
@@ -70,7 +70,7 @@ def sides_stats(sides: list[tuple[DataFrame, object]], *, tier: int = 2) -> list
         return [side_stats(df, interval, tier=tier) for df, interval in sides]
     # The threads inherit the caller's Spark properties (job group, tags), so a
     # sampling job stays part of the caller's work.
-    read = inheritable_thread_target(sides[0][0].sparkSession)(side_stats)
+    read = spark_version.thread_target(sides[0][0].sparkSession, side_stats)
     with ThreadPoolExecutor(len(sides)) as pool:
         running = [pool.submit(read, df, interval, tier=tier) for df, interval in sides]
         return [f.result() for f in running]

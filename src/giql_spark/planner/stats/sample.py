@@ -13,6 +13,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ... import spark_version
 from .model import SAMPLE_ROWS, SideStats, from_sample
 
 #: Sides up to this size may get a uniform sample (one scan); larger ones their head.
@@ -31,7 +32,7 @@ def spark_sample_stats(df: DataFrame, interval, size: int | None) -> SideStats |
     fraction = min(1.0, SAMPLE_ROWS / max(1, (size or 0) // ROW_BYTES))
     uniform = size is not None and size <= SCAN_BYTES and fraction < 1.0
     part = cols.sample(fraction=fraction, seed=17) if uniform else cols
-    t = part.limit(SAMPLE_ROWS).toArrow()
+    t = spark_version.to_arrow(part.limit(SAMPLE_ROWS))
     n = t.num_rows
     if uniform:
         rows, how = int(round(n / fraction)), f"uniform sample of {n:,} rows"

@@ -42,6 +42,8 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.TimestampNTZType$;
 import org.apache.spark.sql.types.TimestampType$;
 
+import io.giql.spark.compat.SparkLine;
+
 import scala.Option;
 import scala.collection.immutable.Seq;
 
@@ -73,7 +75,7 @@ public final class BandJoinStrategy extends SparkStrategy {
       if (!det || j.joinType() == LeftSemi$.MODULE$ || j.joinType() == LeftAnti$.MODULE$) {
         return Scala.seqOf();
       }
-      return planJoin(j, Option.apply(p.projectList()), null, null, null);
+      return planJoin(j, Option.apply(Scala.imm(p.projectList())), null, null, null);
     }
     if (!(plan instanceof Join)) return Scala.seqOf();
     return planJoin((Join) plan, Option.empty(), null, null, null);
@@ -234,7 +236,7 @@ public final class BandJoinStrategy extends SparkStrategy {
     SparkPlan l = new TileExpandExec(planLater(j.left()), Scala.seq(hl), llo, lhi, w, lt, ll, lh);
     SparkPlan r = new TileExpandExec(planLater(j.right()), Scala.seq(hr), rlo, rhi, w, rt, rl, rh);
     return new SweepIntervalJoinExec(l, r, Scala.seq(hl), Scala.seq(hr), lt, ll, lh, rt, rl, rh,
-        w, residual, j.output(), projection);
+        w, residual, Scala.imm(j.output()), projection);
   }
 
   private static Attribute attr(String name, DataType t) {
@@ -270,7 +272,7 @@ public final class BandJoinStrategy extends SparkStrategy {
   }
 
   static boolean binaryEquality(DataType t) {
-    if (t instanceof StringType) return ((StringType) t).supportsBinaryEquality();
+    if (t instanceof StringType) return SparkLine.binaryEquality((StringType) t);
     return t == LongType$.MODULE$ || t == IntegerType$.MODULE$ || t == ShortType$.MODULE$
         || t == ByteType$.MODULE$ || t == BooleanType$.MODULE$ || t == DateType$.MODULE$
         || t == TimestampType$.MODULE$ || t == TimestampNTZType$.MODULE$

@@ -25,7 +25,8 @@ import org.apache.spark.sql.types.NullType$;
 import org.apache.spark.sql.types.ShortType$;
 import org.apache.spark.sql.types.StringType;
 
-import scala.collection.immutable.IndexedSeq;
+import io.giql.spark.compat.GiqlExpression;
+
 import scala.collection.immutable.Seq;
 
 /**
@@ -36,7 +37,7 @@ import scala.collection.immutable.Seq;
  * never NULL. {@link BandJoinStrategy} recognises it in a join condition and plans an interval
  * join operator in place of Spark's nested loop.
  */
-public final class BandMarker extends Expression {
+public final class BandMarker extends GiqlExpression {
   private static final long serialVersionUID = 1L;
 
   public static final String NAME = "giql_band";
@@ -51,7 +52,7 @@ public final class BandMarker extends Expression {
   }
 
   /** The function builder behind {@code giql_band(...)} in SQL. */
-  static Expression build(Seq<Expression> all) {
+  static Expression build(scala.collection.Seq<Expression> all) {
     List<Expression> a = Scala.list(all);
     if (a.isEmpty() || !a.get(0).foldable() || !(a.get(0).dataType() instanceof StringType)) {
       throw new IllegalArgumentException(
@@ -210,8 +211,8 @@ public final class BandMarker extends Expression {
   }
 
   @Override
-  public Expression withNewChildrenInternal(IndexedSeq<Expression> newChildren) {
-    return new BandMarker(options, newChildren.toSeq());
+  protected Expression withChildren(java.util.List<Expression> newChildren) {
+    return new BandMarker(options, Scala.seq(newChildren));
   }
 
   @Override

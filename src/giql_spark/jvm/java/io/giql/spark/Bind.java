@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 
-import scala.collection.immutable.Seq;
+import scala.collection.Seq;
 import scala.runtime.AbstractPartialFunction;
 
 /**

@@ -34,11 +34,13 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.execution.metric.SQLMetrics;
 import org.apache.spark.sql.types.DataType;
 
+import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.compat.SparkLine;
+
 import scala.Option;
 import scala.Tuple2;
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
-import scala.collection.immutable.IndexedSeq;
 import scala.collection.immutable.Seq;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.AbstractFunction2;
@@ -53,7 +55,7 @@ import scala.runtime.AbstractFunction2;
  * building left), a first job ORs per-task bitsets of matched build rows and the build rows are
  * then emitted once from one extra partition, as BroadcastNestedLoopJoinExec does.
  */
-public final class BroadcastIntervalJoinExec extends SparkPlan {
+public final class BroadcastIntervalJoinExec extends GiqlExec {
   private static final long serialVersionUID = 1L;
 
   private final SparkPlan left;
@@ -170,7 +172,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
   private Seq<Attribute> joinOutput() {
     List<Attribute> out = new ArrayList<>();
     if (existence()) {
-      return left.output();
+      return Scala.imm(left.output());
     }
     for (Attribute a : Scala.list(left.output())) {
       out.add(preservesRight() ? a.withNullability(true) : a);
@@ -187,8 +189,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
   }
 
   @Override
-  public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
-    return new BroadcastIntervalJoinExec(c.apply(0), c.apply(1), joinType, buildSide, leftKeys,
+  protected SparkPlan withChildren(List<SparkPlan> c) {
+    return new BroadcastIntervalJoinExec(c.get(0), c.get(1), joinType, buildSide, leftKeys,
         leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index, projection, Option.apply(perRow));
   }
 
@@ -255,8 +257,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       m.put("numOutputRows", SQLMetrics.createMetric(sparkContext(), "number of output rows"));
       m.put("numCandidates",
           SQLMetrics.createMetric(sparkContext(), "number of hull-overlapping pairs"));
-      metricMap = scala.collection.immutable.Map$.MODULE$.from(
-          scala.jdk.javaapi.CollectionConverters.asScala(m));
+      metricMap = Scala.map(m);
     }
     return metricMap;
   }
@@ -264,7 +265,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
   @Override
   public Seq<Distribution> requiredChildDistribution() {
     SparkPlan b = built();
-    Seq<Attribute> attrs = b.output();
+    scala.collection.Seq<Attribute> attrs = b.output();
     List<Expression> keys = new ArrayList<>();
     for (Expression k : Scala.list(buildRight() ? rightKeys : leftKeys)) keys.add(bind(k, attrs));
     Expression lo = bind(buildRight() ? rightLo : leftLo, attrs);
@@ -285,13 +286,13 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     return new UnknownPartitioning(0);
   }
 
-  static DataType[] types(Seq<Attribute> attrs) {
+  static DataType[] types(scala.collection.Seq<Attribute> attrs) {
     DataType[] t = new DataType[attrs.size()];
     for (int i = 0; i < t.length; i++) t[i] = attrs.apply(i).dataType();
     return t;
   }
 
-  static Expression bind(Expression e, Seq<Attribute> attrs) {
+  static Expression bind(Expression e, scala.collection.Seq<Attribute> attrs) {
     return Bind.bind(e, attrs);
   }
 
@@ -308,7 +309,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     Probe base = probe(Mode.PAIRS, numOut, numCand, bc);
     RDD<InternalRow> stream = streamed().execute();
     if (perRow != null) {
-      return stream.mapPartitionsWithIndexInternal(new ProbeFn(base.with(Mode.COUNT)), false,
+      return SparkLine.mapPartitionsWithIndex(stream, new ProbeFn(base.with(Mode.COUNT)), false,
           false, Scala.tag(InternalRow.class));
     }
     if (!buildPreserved()) {
@@ -317,12 +318,12 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       else if (joinType == LeftAnti$.MODULE$) m = Mode.ANTI;
       else if (streamPreserved()) m = Mode.PAIRS_OR_PAD;
       else m = Mode.PAIRS;
-      return stream.mapPartitionsWithIndexInternal(new ProbeFn(base.with(m)), false, false,
+      return SparkLine.mapPartitionsWithIndex(stream, new ProbeFn(base.with(m)), false, false,
           Scala.tag(InternalRow.class));
     }
     // The build side is preserved: one job marks the build rows that match anything.
     Probe marker = base.with(Mode.MARK);
-    RDD<long[]> marks = stream.mapPartitionsWithIndexInternal(new MarkFn(marker), false, false,
+    RDD<long[]> marks = SparkLine.mapPartitionsWithIndex(stream, new MarkFn(marker), false, false,
         Scala.tag(long[].class));
     long[][] parts = (long[][]) marks.collect();
     int n = bc.value().numRows();
@@ -332,20 +333,20 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     }
     boolean wantMatched = joinType == LeftSemi$.MODULE$;
     RDD<Object> one = sparkContext().parallelize(Scala.<Object>seqOf(0), 1, Scala.tag(Object.class));
-    RDD<InternalRow> rest = one.mapPartitionsWithIndexInternal(new BuildRowsFn(base, matched, wantMatched, existence()),
+    RDD<InternalRow> rest = SparkLine.mapPartitionsWithIndex(one, new BuildRowsFn(base, matched, wantMatched, existence()),
             false, false, Scala.tag(InternalRow.class));
     if (existence()) {
       return rest;
     }
     Mode m = streamPreserved() ? Mode.PAIRS_OR_PAD : Mode.PAIRS;
-    RDD<InternalRow> pairs = stream.mapPartitionsWithIndexInternal(new ProbeFn(base.with(m)), false, false,
+    RDD<InternalRow> pairs = SparkLine.mapPartitionsWithIndex(stream, new ProbeFn(base.with(m)), false, false,
         Scala.tag(InternalRow.class));
     return pairs.union(rest);
   }
 
   private Probe probe(Mode mode, SQLMetric numOut, SQLMetric numCand,
       Broadcast<IntervalIndex> bc) {
-    Seq<Attribute> sAttrs = streamed().output();
+    scala.collection.Seq<Attribute> sAttrs = streamed().output();
     List<Expression> keys = new ArrayList<>();
     for (Expression k : Scala.list(buildRight() ? leftKeys : rightKeys)) keys.add(bind(k, sAttrs));
     Expression lo = bind(buildRight() ? leftLo : rightLo, sAttrs);
@@ -366,7 +367,8 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
       joinedAttrs.addAll(perRow.outputs());
     }
     Probe q = new Probe(mode, bc, Scala.seq(keys), lo, hi, residual.isDefined() ? residual.get() : null,
-        Scala.concat(left.output(), right.output()), left.output(), right.output(),
+        Scala.concat(left.output(), right.output()), Scala.imm(left.output()),
+        Scala.imm(right.output()),
         Scala.seq(result), Scala.seq(joinedAttrs),
         buildRight(), streamed().output().size(), built().output().size(),
         types(streamed().output()), numOut, numCand);
@@ -663,8 +665,7 @@ public final class BroadcastIntervalJoinExec extends SparkPlan {
     public Iterator<long[]> apply(Object partition, Iterator<InternalRow> it) {
       ProbeIterator pi = new ProbeIterator(p, (Integer) partition, it);
       while (pi.hasNext()) pi.next();
-      return scala.jdk.javaapi.CollectionConverters.asScala(
-          java.util.List.of(pi.matchedBuild).iterator());
+      return Scala.iterator(java.util.List.of(pi.matchedBuild).iterator());
     }
   }
 

@@ -2,14 +2,16 @@ package io.giql.spark;
 
 import java.io.Serializable;
 
+import org.apache.spark.sql.ExperimentalMethods;
 import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
 import org.apache.spark.sql.execution.SparkStrategy;
 
+import io.giql.spark.compat.SparkLine;
+
 import scala.Tuple3;
-import scala.collection.immutable.Seq;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.BoxedUnit;
 
@@ -21,9 +23,13 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
   /** Bumped whenever the SQL surface changes; Python checks it. */
   public static final String VERSION = "1";
 
+  // A function builder is a Scala Seq[Expression] => Expression: collection.Seq in Scala 2.12
+  // (Spark 3.5), immutable.Seq in 2.13 (Spark 4). Builder takes the common supertype, and is
+  // handed over raw: erased, both lines call the same apply(Object).
   @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
   public BoxedUnit apply(SparkSessionExtensions ext) {
-    ext.injectFunction(new Tuple3<>(FunctionIdentifier.apply(BandMarker.NAME), info(),
+    ext.injectFunction(new Tuple3(FunctionIdentifier.apply(BandMarker.NAME), info(),
         new Builder()));
     ext.injectPlannerStrategy(new StrategyBuilder());
     return BoxedUnit.UNIT;
@@ -42,16 +48,18 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
    * Adds the function and the strategy to a running classic session (one that was not started
    * with the extension). Returns a short description of what it did.
    */
-  public static String install(org.apache.spark.sql.classic.SparkSession session) {
-    session.sessionState().functionRegistry().registerFunction(
-        FunctionIdentifier.apply(BandMarker.NAME), info(), new Builder());
-    Seq<SparkStrategy> extra = session.experimental().extraStrategies();
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static String install(Object session) {
+    SparkLine.functionRegistry(session).registerFunction(
+        FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder());
+    ExperimentalMethods experimental = SparkLine.experimental(session);
+    scala.collection.Seq<SparkStrategy> extra = experimental.extraStrategies();
     for (SparkStrategy s : Scala.list(extra)) {
       if (s instanceof BandJoinStrategy) return "function registered; strategy already present";
     }
     java.util.List<SparkStrategy> l = Scala.list(extra);
     l.add(new BandJoinStrategy());
-    session.experimental().extraStrategies_$eq(Scala.seq(l));
+    experimental.extraStrategies_$eq(Scala.seq(l));
     return "function registered; strategy added";
   }
 
@@ -60,12 +68,12 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
     return "BroadcastIntervalJoin";
   }
 
-  static final class Builder extends AbstractFunction1<Seq<Expression>, Expression>
+  static final class Builder extends AbstractFunction1<scala.collection.Seq<Expression>, Expression>
       implements Serializable {
     private static final long serialVersionUID = 1L;
 
     @Override
-    public Expression apply(Seq<Expression> args) {
+    public Expression apply(scala.collection.Seq<Expression> args) {
       return BandMarker.build(args);
     }
   }

@@ -197,8 +197,8 @@ final class GroupedCount {
     List<NamedExpression> groupAttrs = new ArrayList<>();
     for (NamedExpression g : grouping) groupAttrs.add(g.toAttribute());
     if (groupsOneLeftRow(grouping, j.left())) return Scala.seqOf(perRowProject(results, aggs, op));
-    return AggUtils.planAggregateWithoutDistinct(Scala.seq(groupAttrs), Scala.seq(aggs),
-        Scala.seq(results), op);
+    return Scala.imm(AggUtils.planAggregateWithoutDistinct(Scala.seq(groupAttrs), Scala.seq(aggs),
+        Scala.seq(results), op));
   }
 
   /**
@@ -293,7 +293,7 @@ final class GroupedCount {
   }
 
   /** {@code e} over the side's own attributes (a left join's output marks the right nullable). */
-  private static Expression rebind(Expression e, Seq<Attribute> side) {
+  private static Expression rebind(Expression e, scala.collection.Seq<Attribute> side) {
     Map<ExprId, Attribute> byId = new HashMap<>();
     for (Attribute a : Scala.list(side)) byId.put(a.exprId(), a);
     return substitute(e, byId);

@@ -40,8 +40,7 @@ public final class IntervalIndexMode implements BroadcastMode, Serializable {
 
   @Override
   public Object transform(InternalRow[] rows) {
-    return transform(scala.jdk.javaapi.CollectionConverters.asScala(
-        java.util.Arrays.asList(rows).iterator()), Option.apply(null));
+    return transform(Scala.iterator(java.util.Arrays.asList(rows).iterator()), Option.apply(null));
   }
 
   @Override

@@ -51,7 +51,7 @@ abstract class LongColumn {
     }
     boolean least = e instanceof Least;
     if (least || e instanceof Greatest) {
-      scala.collection.immutable.Seq<Expression> ch = e.children();
+      scala.collection.Seq<Expression> ch = e.children();
       if (ch.size() != 2) return null;
       LongColumn a = of(ch.apply(0), cols);
       LongColumn b = of(ch.apply(1), cols);

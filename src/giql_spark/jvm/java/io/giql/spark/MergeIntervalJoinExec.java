@@ -29,10 +29,12 @@ import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 
+import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.compat.SparkLine;
+
 import scala.Function1;
 import scala.Option;
 import scala.collection.Iterator;
-import scala.collection.immutable.IndexedSeq;
 import scala.collection.immutable.Seq;
 
 /**
@@ -46,7 +48,7 @@ import scala.collection.immutable.Seq;
  * one row per task holding the number of rows the join would return (for {@link SumCountsExec}),
  * and no joined row is built.
  */
-public final class MergeIntervalJoinExec extends SparkPlan {
+public final class MergeIntervalJoinExec extends GiqlExec {
   private static final long serialVersionUID = 1L;
 
   /** One side: a Parquet relation, the columns read, the filters and projection over them. */
@@ -186,7 +188,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
   }
 
   @Override
-  public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
+  protected SparkPlan withChildren(List<SparkPlan> c) {
     return this;
   }
 
@@ -246,8 +248,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
       m.put("numFailovers", SQLMetrics.createMetric(sparkContext(),
           "units swept again from sorted copies (input out of order)"));
       m.put("rowsRead", SQLMetrics.createMetric(sparkContext(), "rows read from Parquet"));
-      metricMap = scala.collection.immutable.Map$.MODULE$.from(
-          scala.jdk.javaapi.CollectionConverters.asScala(m));
+      metricMap = Scala.map(m);
     }
     return metricMap;
   }
@@ -267,7 +268,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
       Expression hi) {
     HadoopFsRelation rel = s.relation;
     SparkSession session = rel.sparkSession();
-    Configuration conf = rel.getHadoopConf(session, rel.options());
+    Configuration conf = SparkLine.hadoopConf(rel);
     boolean batch = rel.fileFormat().supportBatch(session, s.requiredSchema);
     scala.collection.immutable.Map<String, String> options = rel.options()
         .updated(FileFormat$.MODULE$.OPTION_RETURNING_BATCH(), String.valueOf(batch));
@@ -323,7 +324,7 @@ public final class MergeIntervalJoinExec extends SparkPlan {
     List<Object> seeds = new ArrayList<>();
     for (int i = 0; i < n; i++) seeds.add(i);
     RDD<Object> rdd = sparkContext().parallelize(Scala.seq(seeds), n, Scala.tag(Object.class));
-    return rdd.mapPartitionsWithIndexInternal(new MergeSweep.TaskFn(job), false, false,
+    return SparkLine.mapPartitionsWithIndex(rdd, new MergeSweep.TaskFn(job), false, false,
         Scala.tag(InternalRow.class));
   }
 }

@@ -45,6 +45,8 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
+import io.giql.spark.compat.SparkLine;
+
 import scala.Option;
 import scala.Tuple3;
 import scala.collection.immutable.Seq;
@@ -108,7 +110,7 @@ final class MergePlanner {
   }
 
   static boolean keyType(DataType t) {
-    if (t instanceof StringType) return ((StringType) t).supportsBinaryEquality();
+    if (t instanceof StringType) return SparkLine.binaryEquality((StringType) t);
     return t == LongType$.MODULE$ || t == IntegerType$.MODULE$ || t == ShortType$.MODULE$
         || t == ByteType$.MODULE$;
   }
@@ -230,7 +232,8 @@ final class MergePlanner {
 
   /** A side as a Parquet scan, or null with why. */
   static MergeIntervalJoinExec.Side side(LogicalPlan p, String name, String[] why) {
-    Option<Tuple3<Seq<NamedExpression>, Seq<Expression>, LogicalPlan>> m =
+    Option<? extends Tuple3<? extends scala.collection.Seq<NamedExpression>,
+        ? extends scala.collection.Seq<Expression>, LogicalPlan>> m =
         PhysicalOperation$.MODULE$.unapply(p);
     if (m.isEmpty() || !(m.get()._3() instanceof LogicalRelation)) {
       LogicalPlan c = collapsed(p);
@@ -504,7 +507,7 @@ final class MergePlanner {
   static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, String posCol,
       boolean caseSensitive, String name, String[] why) {
     HadoopFsRelation rel = s.relation;
-    Configuration conf = rel.getHadoopConf(rel.sparkSession(), rel.options());
+    Configuration conf = SparkLine.hadoopConf(rel);
     List<ParquetLayout> layouts = new ArrayList<>();
     try {
       for (PartitionDirectory d : Scala.list(rel.location().listFiles(Scala.seqOf(),

@@ -49,7 +49,7 @@ public final class PlanMetrics {
     }
     sb.append("  ".repeat(depth)).append(p.nodeName());
     for (Map.Entry<String, SQLMetric> e :
-        scala.jdk.javaapi.CollectionConverters.asJava(p.metrics()).entrySet()) {
+        Scala.javaMap(p.metrics()).entrySet()) {
       SQLMetric m = e.getValue();
       long v = m.value();
       if (v <= 0) continue;

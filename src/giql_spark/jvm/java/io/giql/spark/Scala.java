@@ -3,18 +3,45 @@ package io.giql.spark;
 import java.util.ArrayList;
 import java.util.List;
 
+import scala.collection.JavaConverters;
 import scala.collection.immutable.IndexedSeq;
 import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
 
-/** Small bridges between Java collections and the Scala ones Spark's API takes. */
+/**
+ * Small bridges between Java collections and the Scala ones Spark's API takes.
+ *
+ * <p>They compile against Scala 2.12 (Spark 3.5) and 2.13 (Spark 4): {@code JavaConverters}
+ * is in both (2.13 deprecates it for {@code scala.jdk.javaapi}, which 2.12 lacks). What Spark
+ * hands back is read as {@code scala.collection.Seq}, the common supertype of 2.12's
+ * {@code Seq} and 2.13's ({@code immutable.Seq}); what goes to Spark is an immutable list,
+ * which is a {@code Seq} on both.
+ */
 final class Scala {
   private Scala() {}
 
   static <T> Seq<T> seq(List<T> items) {
-    return CollectionConverters.asScala(items).toSeq();
+    return JavaConverters.asScalaBuffer(items).toList();
+  }
+
+  /** A Seq Spark handed back, as the immutable Seq Spark 4's API takes. */
+  static <T> Seq<T> imm(scala.collection.Seq<T> items) {
+    return items instanceof Seq ? (Seq<T>) items : items.toList();
+  }
+
+  static <K, V> scala.collection.immutable.Map<K, V> map(java.util.Map<K, V> m) {
+    scala.collection.immutable.Map<K, V> out = scala.collection.immutable.Map$.MODULE$.empty();
+    for (java.util.Map.Entry<K, V> e : m.entrySet()) out = out.updated(e.getKey(), e.getValue());
+    return out;
+  }
+
+  static <K, V> java.util.Map<K, V> javaMap(scala.collection.Map<K, V> m) {
+    return JavaConverters.mapAsJavaMap(m);
+  }
+
+  static <T> scala.collection.Iterator<T> iterator(java.util.Iterator<T> it) {
+    return JavaConverters.asScalaIterator(it);
   }
 
   @SafeVarargs
@@ -23,14 +50,14 @@ final class Scala {
   }
 
   static <T> IndexedSeq<T> indexed(List<T> items) {
-    return CollectionConverters.asScala(items).toIndexedSeq();
+    return JavaConverters.asScalaBuffer(items).toIndexedSeq();
   }
 
   static <T> List<T> list(scala.collection.Seq<T> items) {
-    return new ArrayList<>(CollectionConverters.asJava(items));
+    return new ArrayList<>(JavaConverters.seqAsJavaList(items));
   }
 
-  static <T> Seq<T> concat(Seq<T> a, Seq<T> b) {
+  static <T> Seq<T> concat(scala.collection.Seq<T> a, scala.collection.Seq<T> b) {
     List<T> out = list(a);
     out.addAll(list(b));
     return seq(out);
@@ -45,8 +72,7 @@ final class Scala {
   static RuntimeException userError(String message) {
     return new org.apache.spark.SparkRuntimeException(
         "USER_RAISED_EXCEPTION",
-        scala.collection.immutable.Map$.MODULE$.from(
-            CollectionConverters.asScala(java.util.Map.of("errorMessage", message))),
+        map(java.util.Map.of("errorMessage", message)),
         null, new org.apache.spark.QueryContext[0], "");
   }
 

@@ -1,6 +1,7 @@
 package io.giql.spark;
 
 import java.io.Serializable;
+import java.util.List;
 
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -13,9 +14,11 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.LongType$;
 
+import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.compat.SparkLine;
+
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
-import scala.collection.immutable.IndexedSeq;
 import scala.collection.immutable.Seq;
 import scala.runtime.AbstractFunction1;
 
@@ -26,7 +29,7 @@ import scala.runtime.AbstractFunction1;
  * exchange, so a count is one Spark job, not a stage of tasks and then another of one task
  * (which cost a first query on small files about a tenth of its time).
  */
-public final class SumCountsExec extends SparkPlan {
+public final class SumCountsExec extends GiqlExec {
   private static final long serialVersionUID = 1L;
 
   private final SparkPlan child;
@@ -52,8 +55,8 @@ public final class SumCountsExec extends SparkPlan {
   }
 
   @Override
-  public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
-    return new SumCountsExec(c.apply(0), result);
+  protected SparkPlan withChildren(List<SparkPlan> c) {
+    return new SumCountsExec(c.get(0), result);
   }
 
   /** Its output is made here, not read from the child (else EXPLAIN marks it missing). */

@@ -29,10 +29,12 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.execution.metric.SQLMetrics;
 import org.apache.spark.sql.types.DataType;
 
+import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.compat.SparkLine;
+
 import scala.Option;
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
-import scala.collection.immutable.IndexedSeq;
 import scala.collection.immutable.Seq;
 import scala.runtime.AbstractFunction2;
 
@@ -43,7 +45,7 @@ import scala.runtime.AbstractFunction2;
  * two lo values (the start of the hulls' intersection), so each pair comes out once; memory is
  * the rows active at one position, not the tile.
  */
-public final class SweepIntervalJoinExec extends SparkPlan {
+public final class SweepIntervalJoinExec extends GiqlExec {
   private static final long serialVersionUID = 1L;
 
   private final SparkPlan left;   // TileExpandExec (or what replaced it) over the left side
@@ -100,8 +102,8 @@ public final class SweepIntervalJoinExec extends SparkPlan {
   }
 
   @Override
-  public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
-    return new SweepIntervalJoinExec(c.apply(0), c.apply(1), leftKeys, rightKeys, leftTile,
+  protected SparkPlan withChildren(List<SparkPlan> c) {
+    return new SweepIntervalJoinExec(c.get(0), c.get(1), leftKeys, rightKeys, leftTile,
         leftLo, leftHi, rightTile, rightLo, rightHi, tileWidth, residual, joinOutput, projection);
   }
 
@@ -156,8 +158,7 @@ public final class SweepIntervalJoinExec extends SparkPlan {
       m.put("numOutputRows", SQLMetrics.createMetric(sparkContext(), "number of output rows"));
       m.put("numCandidates",
           SQLMetrics.createMetric(sparkContext(), "number of hull-overlapping pairs"));
-      metricMap = scala.collection.immutable.Map$.MODULE$.from(
-          scala.jdk.javaapi.CollectionConverters.asScala(m));
+      metricMap = Scala.map(m);
     }
     return metricMap;
   }
@@ -170,26 +171,24 @@ public final class SweepIntervalJoinExec extends SparkPlan {
 
   @Override
   public Seq<Distribution> requiredChildDistribution() {
-    Distribution l = new ClusteredDistribution(Scala.seq(clustering(leftKeys, leftTile)), false,
-        Option.empty());
-    Distribution r = new ClusteredDistribution(Scala.seq(clustering(rightKeys, rightTile)), false,
-        Option.empty());
+    Distribution l = SparkLine.clustered(Scala.seq(clustering(leftKeys, leftTile)));
+    Distribution r = SparkLine.clustered(Scala.seq(clustering(rightKeys, rightTile)));
     return Scala.seqOf(l, r);
   }
 
-  private static Seq<SortOrder> order(List<Expression> c, Attribute lo) {
+  private static List<SortOrder> order(List<Expression> c, Attribute lo) {
     List<SortOrder> o = new ArrayList<>();
     List<Expression> all = new ArrayList<>(c);
     all.add(lo);
     for (Expression e : all) {
       o.add(new SortOrder(e, Ascending$.MODULE$, NullsFirst$.MODULE$, Scala.seqOf()));
     }
-    return Scala.seq(o);
+    return o;
   }
 
   @Override
-  public Seq<Seq<SortOrder>> requiredChildOrdering() {
-    return Scala.seqOf(order(clustering(leftKeys, leftTile), leftLo),
+  protected List<List<SortOrder>> childOrdering() {
+    return List.of(order(clustering(leftKeys, leftTile), leftLo),
         order(clustering(rightKeys, rightTile), rightLo));
   }
 
@@ -200,8 +199,8 @@ public final class SweepIntervalJoinExec extends SparkPlan {
 
   @Override
   public RDD<InternalRow> doExecute() {
-    Seq<Attribute> lOut = left.output();
-    Seq<Attribute> rOut = right.output();
+    Seq<Attribute> lOut = Scala.imm(left.output());
+    Seq<Attribute> rOut = Scala.imm(right.output());
     List<Expression> lk = new ArrayList<>();
     for (Expression e : Scala.list(leftKeys)) lk.add(BroadcastIntervalJoinExec.bind(e, lOut));
     List<Expression> rk = new ArrayList<>();

@@ -15,9 +15,11 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
 import org.apache.spark.sql.execution.SparkPlan;
 
+import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.compat.SparkLine;
+
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
-import scala.collection.immutable.IndexedSeq;
 import scala.collection.immutable.Seq;
 import scala.runtime.AbstractFunction1;
 
@@ -27,7 +29,7 @@ import scala.runtime.AbstractFunction1;
  * tile and the hull appended as three columns. Rows that can match nothing (a NULL key or bound)
  * are dropped: the sweep join is an inner join.
  */
-public final class TileExpandExec extends SparkPlan {
+public final class TileExpandExec extends GiqlExec {
   private static final long serialVersionUID = 1L;
 
   private final SparkPlan child;
@@ -70,8 +72,8 @@ public final class TileExpandExec extends SparkPlan {
   }
 
   @Override
-  public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> c) {
-    return new TileExpandExec(c.apply(0), keys, lo, hi, tileWidth, tileAttr, loAttr, hiAttr);
+  protected SparkPlan withChildren(List<SparkPlan> c) {
+    return new TileExpandExec(c.get(0), keys, lo, hi, tileWidth, tileAttr, loAttr, hiAttr);
   }
 
   @Override
@@ -117,7 +119,7 @@ public final class TileExpandExec extends SparkPlan {
 
   @Override
   public RDD<InternalRow> doExecute() {
-    Seq<Attribute> in = child.output();
+    scala.collection.Seq<Attribute> in = child.output();
     List<Expression> k = new ArrayList<>();
     for (Expression e : Scala.list(keys)) k.add(BroadcastIntervalJoinExec.bind(e, in));
     Expand f = new Expand(Scala.seq(k), BroadcastIntervalJoinExec.bind(lo, in),

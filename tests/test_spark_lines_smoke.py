@@ -1,0 +1,198 @@
+"""The smoke subset run on every supported Spark line (.ci/spark-lines): a few minutes per line.
+
+Each interval-join strategy on a small case against giql + DuckDB, a band join, the DataFrame
+API, a genomic reader, a stream, EXPLAIN and the command line, and a session started from a jar
+built ahead of time with javac out of reach. The whole suite runs on the newest line only.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import Table, rows_of, run_duckdb
+from streams import SCHEMA, Collect, Feed, sorted_rows
+
+import giql_spark as gs
+from giql_spark import spark_version
+
+pytestmark = pytest.mark.smoke
+
+DATA = Path(__file__).parent / "data"
+STRATEGIES = ["binned", "broadcast", "sweep", "naive", "jvm_broadcast", "jvm_sweep", "jvm_merge"]
+JVM_OPERATORS = {"jvm_broadcast": "BroadcastIntervalJoin", "jvm_sweep": "SweepIntervalJoin",
+                 "jvm_merge": "MergeIntervalJoin"}
+
+
+def _tables() -> dict[str, Table]:
+    rng = random.Random(28)
+    a = sorted((rng.choice(["chr1", "chr2"]), s, s + rng.randint(0, 300), f"a{i}", float(i), "+-"[i % 2])
+               for i, s in enumerate(rng.sample(range(0, 20_000), 60)))
+    b = sorted((rng.choice(["chr1", "chr2", "chr3"]), s, s + rng.randint(1, 400), f"b{i}", float(i), "+-"[i % 2])
+               for i, s in enumerate(rng.sample(range(0, 20_000), 50)))
+    return {"a": Table(a), "b": Table(b)}
+
+
+def _register(session, tables: dict[str, Table], parquet_dir: Path | None = None) -> None:
+    spark = session.spark
+    for name, t in tables.items():
+        df = spark.createDataFrame(t.rows, t.schema)
+        if parquet_dir is not None:  # jvm_merge reads sorted Parquet files
+            path = str(parquet_dir / f"{name}.parquet")
+            df.coalesce(1).sortWithinPartitions("chrom", "start").write.mode("overwrite").parquet(path)
+            df = spark.read.parquet(path)
+        session.register(name, df)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_each_strategy_matches_duckdb(spark, tmp_path, strategy):
+    tables = _tables()
+    q = "SELECT a.name, b.name FROM a JOIN b ON a.interval INTERSECTS b.interval"
+    s = gs.Session(spark, strategy=strategy)
+    _register(s, tables, tmp_path if strategy == "jvm_merge" else None)
+    got = [tuple(r) for r in s.sql(q).collect()]
+    want = run_duckdb(q, tables)[1]
+    assert rows_of(got) == rows_of(want) and len(want) > 0
+    if strategy in JVM_OPERATORS:
+        plan = s.sql(q)._jdf.queryExecution().executedPlan().toString()
+        assert JVM_OPERATORS[strategy] in plan
+
+
+def test_left_join_and_band_join_match_duckdb(spark):
+    tables = _tables()
+    s = gs.Session(spark, strategy="jvm_broadcast")
+    _register(s, tables)
+    for q in ("SELECT a.name, b.name FROM a LEFT JOIN b ON a.interval INTERSECTS b.interval",
+              "SELECT a.name, b.name FROM a JOIN b ON a.chrom = b.chrom AND b.start BETWEEN a.start - 300 "
+              "AND a.start + 300",
+              "SELECT a.name, b.name FROM a JOIN b ON DISTANCE(a.interval, b.interval) <= 200"):
+        got = [tuple(r) for r in s.sql(q).collect()]
+        assert rows_of(got) == rows_of(run_duckdb(q, tables)[1]), q
+
+
+def test_dataframe_api(spark):
+    t = _tables()
+    a = spark.createDataFrame(t["a"].rows, t["a"].schema)
+    b = spark.createDataFrame(t["b"].rows, t["b"].schema)
+    jvm = gs.overlap(a, b, how="inner", strategy="jvm_broadcast").select("name", "name_").collect()
+    naive = gs.overlap(a, b, how="inner", strategy="naive").select("name", "name_").collect()
+    assert Counter(map(tuple, jvm)) == Counter(map(tuple, naive)) and jvm
+    counts = gs.count_overlaps(a, b).collect()
+    assert len(counts) == len(t["a"].rows)
+
+
+def test_genomic_reader_joins(spark):
+    s = gs.Session(spark)
+    s.register("v", str(DATA / "variants.vcf.gz"))
+    rows = s.sql("SELECT COUNT(*) AS n FROM v").collect()
+    assert rows[0][0] > 0
+    s.register("w", str(DATA / "variants.vcf.gz"))
+    joined = s.sql("SELECT COUNT(*) AS n FROM v JOIN w ON v.interval INTERSECTS w.interval").collect()
+    assert joined[0][0] >= rows[0][0]
+
+
+def test_stream_static_join(spark, tmp_path):
+    rng = random.Random(5)
+    a_rows = sorted_rows(rng, "a", n=15, gap=500, width=200)
+    b_rows = sorted_rows(rng, "b", n=15, gap=500, width=200)
+    feed = Feed(spark, tmp_path / "feed")
+    feed.put("a", a_rows)
+    s = gs.Session(spark)
+    s.register("a", feed.stream("a"))
+    s.register("b", spark.createDataFrame(b_rows, SCHEMA))
+    q = "SELECT x.name, y.name FROM a x JOIN b y ON x.interval INTERSECTS y.interval"
+    sink = Collect()
+    query = (s.sql(q).writeStream.foreachBatch(sink).option("checkpointLocation", str(tmp_path / "ck"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination(300)
+    s2 = gs.Session(spark)
+    s2.register("a", spark.createDataFrame(a_rows, SCHEMA))
+    s2.register("b", spark.createDataFrame(b_rows, SCHEMA))
+    want = Counter(tuple(r) for r in s2.sql(q).collect())
+    assert Counter(sink.rows) == want and want
+
+
+def test_stream_stream_join_or_its_one_line_refusal(spark, tmp_path):
+    feed = Feed(spark, tmp_path / "feed")
+    s = gs.Session(spark)
+    s.register("a", feed.stream("a"))
+    s.register("b", feed.stream("b"))
+    q = "SELECT x.name, y.name FROM a x JOIN b y ON x.interval INTERSECTS y.interval"
+    if not spark_version.HAS_TRANSFORM_WITH_STATE:
+        with pytest.raises(gs.GiqlSparkError, match=r"needs Spark 4\.0 or newer; this is Spark 3\.5"):
+            s.sql(q)
+        return
+    rng = random.Random(6)
+    a_rows = sorted_rows(rng, "a", n=15, gap=500, width=200)
+    b_rows = sorted_rows(rng, "b", n=15, gap=500, width=200)
+    feed.put("a", a_rows)
+    feed.put("b", b_rows)
+    sink = Collect()
+    query = (s.sql(q).writeStream.foreachBatch(sink).option("checkpointLocation", str(tmp_path / "ck"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination(300)
+    s2 = gs.Session(spark)
+    s2.register("a", spark.createDataFrame(a_rows, SCHEMA))
+    s2.register("b", spark.createDataFrame(b_rows, SCHEMA))
+    assert Counter(sink.rows) == Counter(tuple(r) for r in s2.sql(q).collect())
+
+
+def test_explain_and_cli(spark, capsys):
+    from giql_spark.cli import main
+
+    s = gs.Session(spark, strategy="jvm_sweep")
+    _register(s, _tables())
+    text = s.explain("SELECT a.name, b.name FROM a JOIN b ON a.interval INTERSECTS b.interval")
+    assert "jvm_sweep" in text
+    assert main(["demo"]) == 0
+    assert "rows" in capsys.readouterr().out
+
+
+_CHILD = textwrap.dedent("""
+    import shutil, sys
+    from pyspark.sql import SparkSession
+    import giql_spark as gs
+    assert shutil.which("javac") is None, "javac is reachable"
+    jar = sys.argv[1]
+    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .config("spark.jars", jar)
+             .config("spark.sql.extensions", "io.giql.spark.GiqlSparkExtensions").getOrCreate())
+    s = gs.Session(spark, strategy="jvm_broadcast")
+    s.register("a", spark.createDataFrame([("chr1", 0, 100, "a")], "chrom string, start long, `end` long, name string"))
+    s.register("b", spark.createDataFrame([("chr1", 50, 60, "b")], "chrom string, start long, `end` long, name string"))
+    df = s.sql("SELECT a.name, b.name FROM a JOIN b ON a.interval INTERSECTS b.interval")
+    assert "BroadcastIntervalJoin" in df._jdf.queryExecution().executedPlan().toString()
+    print(sorted(tuple(r) for r in df.collect()))
+""")
+
+
+def test_prebuilt_jar_without_javac(tmp_path):
+    """A jar built ahead of time for this line, on spark.jars: the session never needs javac."""
+    from giql_spark.jvm.build import build_for
+
+    jar = build_for(spark_version.VERSION, out=tmp_path / "giql-spark-jvm.jar")
+    # A PATH with every tool of the current one but javac; java stays for Spark itself.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isdir(d):
+            continue
+        for name in os.listdir(d):
+            if name in ("javac",) or (bin_dir / name).exists():
+                continue
+            target = os.path.join(d, name)
+            if os.access(target, os.X_OK):
+                (bin_dir / name).symlink_to(target)
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    env.update(PATH=str(bin_dir), GIQL_SPARK_CACHE=str(tmp_path / "empty-cache"), PYSPARK_PYTHON=sys.executable)
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(jar)], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "[('a', 'b')]" in out.stdout
+    assert not (tmp_path / "empty-cache").exists()
