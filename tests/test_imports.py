@@ -121,6 +121,7 @@ LAYERS = [
     ["giql_spark.intervals"],  # interval arithmetic: a leaf anyone may use
     ["giql_spark.progress"],
     ["giql_spark.spark_sql", "giql_spark.errors", "giql_spark.examples"],
+    ["giql_spark.spark_version"],  # what differs between Spark lines: asked by every layer
 ]
 
 
