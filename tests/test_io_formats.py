@@ -336,3 +336,17 @@ def test_write_parquet_partitioned_by_chrom_and_tsv(session, tmp_path):
     assert first.startswith("chr1\t100\t100\trs1\tA\t")  # TSV keeps the table's own values
     with pytest.raises(InputError, match="already exists"):
         session.write(df, str(tsv), single_file=True)
+
+
+def test_every_format_entry_has_a_reader_and_is_found_by_its_suffixes():
+    from giql_spark.io.formats import REGISTRY, detect_format
+    from giql_spark.io.readers import READERS
+    from giql_spark.io.writers import WRITE_FORMATS, write_format
+
+    for name, entry in REGISTRY.items():
+        assert entry.reader in READERS, name
+        for suffix in entry.suffixes:
+            assert detect_format(f"/x/y{suffix.upper()}") == name, suffix
+            if name in WRITE_FORMATS:
+                assert write_format(f"/x/y{suffix}") == name, suffix
+    assert set(WRITE_FORMATS) == {"bed", "csv", "tsv", "parquet"}

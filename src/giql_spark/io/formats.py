@@ -3,51 +3,95 @@
 GIQL maps a table's ``start``/``end`` columns with a coordinate system
 (``"0based"`` or ``"1based"``) and an interval type (``"half_open"`` or
 ``"closed"``).  Readers return coordinates exactly as written in the file;
-:data:`COORDINATES` records the convention each format uses so that
-``Session.register`` can pass it to giql without the user remembering it.
+each format's entry in :data:`REGISTRY` records the convention it uses so
+that ``Session.register`` can pass it to giql without the user remembering
+it, beside its extensions, its reader and what the readers and writers need.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
-__all__ = ["ACCEPTED", "COORDINATES", "FORMATS", "InputError", "detect_format", "local_path", "normalize_format"]
+__all__ = ["ACCEPTED", "COORDINATES", "FORMATS", "REGISTRY", "Format", "InputError", "detect_format", "local_path",
+           "normalize_format", "read_by"]
 
 
 class InputError(ValueError):
     """Bad input data: the message is ONE line naming the file and line (or table/column)."""
 
 
-FORMATS = (
-    "bed", "narrowpeak", "broadpeak", "vcf", "bcf", "gff", "gtf",
-    "sam", "bam", "cram", "parquet", "csv", "tsv",
-)
-# (coordinate_system, interval_type) of start/end as the reader returns them.
+@dataclass(frozen=True)
+class Format:
+    """One readable (and perhaps writable) file format: everything the readers,
+    writers, error locator and ``Session.register`` need to know of it.
+
+    Adding a format is one entry in :data:`REGISTRY` plus its reader (named by
+    ``reader``, in :data:`giql_spark.io.readers.READERS`).
+    """
+
+    name: str
+    #: Lower-case file name endings, each compressed form included.
+    suffixes: tuple[str, ...]
+    #: The reader that reads it: ``bed``, ``peaks``, ``oxbow``, ``parquet`` or ``delimited``.
+    reader: str
+    #: (coordinate_system, interval_type) of start/end as the reader returns them;
+    #: None where only the user knows (Parquet, CSV, TSV).
+    coordinates: tuple[str, str] | None = None
+    #: A text format whose records are lines: the first byte of its header lines,
+    #: and how many fields a record has at least (for the line an error names).
+    comment: bytes | None = None
+    min_fields: int | None = None
+    #: Reader options it takes (``Session.register(..., **options)``).
+    options: tuple[str, ...] = ()
+    #: ``Session.write`` writes it.
+    writable: bool = False
+    #: A directory of part files (as Spark writes it) may be read as one file of it.
+    directory: bool = False
+    #: Other names ``format=`` accepts for it.
+    aliases: tuple[str, ...] = ()
+
+
 _ONE_BASED_CLOSED = ("1based", "closed")
 _ZERO_BASED_HALF_OPEN = ("0based", "half_open")
-COORDINATES = {
-    "bed": _ZERO_BASED_HALF_OPEN, "narrowpeak": _ZERO_BASED_HALF_OPEN, "broadpeak": _ZERO_BASED_HALF_OPEN,
-    "vcf": _ONE_BASED_CLOSED, "bcf": _ONE_BASED_CLOSED, "gff": _ONE_BASED_CLOSED, "gtf": _ONE_BASED_CLOSED,
-    "sam": _ONE_BASED_CLOSED, "bam": _ONE_BASED_CLOSED, "cram": _ONE_BASED_CLOSED,
-}
-# Format names users may pass to ``format=`` besides FORMATS (case-insensitive).
-_ALIASES = {"gff3": "gff", "bedgz": "bed", "vcf.gz": "vcf"}
+_GXF_OPTIONS = ("index", "attribute_defs", "attribute_scan_rows")
+_ALIGNMENT_OPTIONS = ("index", "tag_defs", "tag_scan_rows")
 
+REGISTRY: dict[str, Format] = {f.name: f for f in (
+    Format("bed", (".bed.gz", ".bed"), "bed", _ZERO_BASED_HALF_OPEN, writable=True, directory=True,
+           aliases=("bedgz",)),
+    Format("narrowpeak", (".narrowpeak.gz", ".narrowpeak"), "peaks", _ZERO_BASED_HALF_OPEN),
+    Format("broadpeak", (".broadpeak.gz", ".broadpeak"), "peaks", _ZERO_BASED_HALF_OPEN),
+    Format("vcf", (".vcf.gz", ".vcf.bgz", ".vcf"), "oxbow", _ONE_BASED_CLOSED, comment=b"#", min_fields=8,
+           options=("index", "samples"), aliases=("vcf.gz",)),
+    Format("bcf", (".bcf",), "oxbow", _ONE_BASED_CLOSED, options=("index", "samples")),
+    Format("gff", (".gff3.gz", ".gff.gz", ".gff3", ".gff"), "oxbow", _ONE_BASED_CLOSED, comment=b"#",
+           min_fields=9, options=_GXF_OPTIONS, aliases=("gff3",)),
+    Format("gtf", (".gtf.gz", ".gtf"), "oxbow", _ONE_BASED_CLOSED, comment=b"#", min_fields=9,
+           options=_GXF_OPTIONS),
+    Format("sam", (".sam",), "oxbow", _ONE_BASED_CLOSED, comment=b"@", min_fields=11, options=_ALIGNMENT_OPTIONS),
+    Format("bam", (".bam",), "oxbow", _ONE_BASED_CLOSED, options=_ALIGNMENT_OPTIONS),
+    Format("cram", (".cram",), "oxbow", _ONE_BASED_CLOSED, options=_ALIGNMENT_OPTIONS + ("reference",)),
+    Format("parquet", (".parquet",), "parquet", writable=True),
+    Format("csv", (".csv.gz", ".csv"), "delimited", writable=True, directory=True),
+    Format("tsv", (".tsv.gz", ".tsv"), "delimited", writable=True, directory=True),
+)}
+
+FORMATS = tuple(REGISTRY)
+COORDINATES = {f.name: f.coordinates for f in REGISTRY.values() if f.coordinates is not None}
+_ALIASES = {a: f.name for f in REGISTRY.values() for a in f.aliases}
 # Longest suffix first so '.bed.gz' is not mistaken for something ending in '.gz'.
-_SUFFIXES = (
-    (".narrowpeak.gz", "narrowpeak"), (".broadpeak.gz", "broadpeak"),
-    (".gff3.gz", "gff"), (".bed.gz", "bed"), (".vcf.gz", "vcf"), (".vcf.bgz", "vcf"),
-    (".gff.gz", "gff"), (".gtf.gz", "gtf"), (".csv.gz", "csv"), (".tsv.gz", "tsv"),
-    (".narrowpeak", "narrowpeak"), (".broadpeak", "broadpeak"), (".parquet", "parquet"),
-    (".gff3", "gff"), (".bed", "bed"), (".vcf", "vcf"), (".bcf", "bcf"), (".gff", "gff"),
-    (".gtf", "gtf"), (".sam", "sam"), (".bam", "bam"), (".cram", "cram"), (".csv", "csv"), (".tsv", "tsv"),
-)
-_DIRECTORY_SUFFIXES = (".bed.gz", ".csv.gz", ".tsv.gz", ".bed", ".csv", ".tsv")
+_SUFFIXES = tuple(sorted(((sx, f.name) for f in REGISTRY.values() for sx in f.suffixes), key=lambda x: -len(x[0])))
 ACCEPTED = (
     ".bed, .bed.gz, .narrowPeak, .narrowPeak.gz, .broadPeak, .broadPeak.gz, .vcf, .vcf.gz, .bcf, "
     ".gff, .gff3, .gtf (each optionally .gz), .sam, .bam, .cram, .parquet (file or directory), "
     ".csv, .csv.gz, .tsv, .tsv.gz"
 )
+
+
+def read_by(reader: str) -> tuple[str, ...]:
+    """The formats one reader reads (``read_by("oxbow")``: VCF, BCF, GFF, GTF, SAM, BAM, CRAM)."""
+    return tuple(f.name for f in REGISTRY.values() if f.reader == reader)
 
 
 def local_path(path: str) -> str | None:
@@ -80,9 +124,9 @@ def detect_format(path: str) -> str:
             return "parquet"
         name = local.rstrip("/").lower()
         # A directory of part files as Spark writes BED/CSV/TSV (see writers).
-        for suffix in _DIRECTORY_SUFFIXES:
-            if name.endswith(suffix):
-                return suffix.split(".")[1]
+        for suffix, fmt in _SUFFIXES:
+            if REGISTRY[fmt].directory and name.endswith(suffix):
+                return fmt
         raise InputError(
             f"{path}: directory contains no .parquet files (only Parquet datasets and Spark-written "
             ".bed/.csv/.tsv directories may be directories)"

@@ -33,12 +33,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow_types import spark_safe_schema
-from .formats import InputError
+from .formats import REGISTRY, InputError, read_by
 
 __all__ = ["OXBOW_FORMATS", "describe", "first_bad_row", "header_error", "normalise", "open_source", "output_schema"]
 
-OXBOW_FORMATS = ("vcf", "bcf", "gff", "gtf", "sam", "bam", "cram")
-TEXT_FORMATS = ("vcf", "gff", "gtf", "sam")
+OXBOW_FORMATS = read_by("oxbow")
+#: Formats whose records are lines of text (an error can name the line).
+TEXT_FORMATS = tuple(f for f in OXBOW_FORMATS if REGISTRY[f].comment is not None)
 # What oxbow raises for unreadable headers and records.
 OXBOW_ERRORS = (OSError, ValueError, RuntimeError)
 # Reference names are grouped so a genome with thousands of contigs does not
@@ -51,12 +52,6 @@ _GXF_ORDER = ("chrom", "start", "end", "source", "type", "score", "strand", "pha
 _ALIGNMENT_ORDER = (
     "chrom", "start", "end", "qname", "flag", "mapq", "cigar", "rnext", "pnext", "tlen", "seq", "qual", "tags",
 )
-_READ_OPTIONS = {
-    "vcf": ("index", "samples"), "bcf": ("index", "samples"),
-    "gff": ("index", "attribute_defs", "attribute_scan_rows"), "gtf": ("index", "attribute_defs", "attribute_scan_rows"),
-    "sam": ("index", "tag_defs", "tag_scan_rows"), "bam": ("index", "tag_defs", "tag_scan_rows"),
-    "cram": ("index", "tag_defs", "tag_scan_rows", "reference"),
-}
 
 
 # ---------------------------------------------------------------------------
@@ -72,11 +67,11 @@ def describe(path: str, fmt: str, options: dict) -> dict:
     partition reading the whole file, else a list of region lists (reference
     names; '*' is the unplaced unmapped reads of an indexed BAM/CRAM).
     """
-    unknown = set(options) - set(_READ_OPTIONS[fmt])
+    unknown = set(options) - set(REGISTRY[fmt].options)
     if unknown:
         raise InputError(
             f"{path}: unknown option(s) {', '.join(sorted(unknown))} for {fmt}; "
-            f"accepted: {', '.join(_READ_OPTIONS[fmt])}"
+            f"accepted: {', '.join(REGISTRY[fmt].options)}"
         )
     spec = {
         "path": path, "format": fmt, "compression": _compression(path, fmt),

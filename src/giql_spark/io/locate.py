@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import gzip
 
+from .formats import REGISTRY
+
 __all__ = ["count_data_lines", "first_short_line", "record_line"]
 
-_COMMENT = {"vcf": b"#", "gff": b"#", "gtf": b"#", "sam": b"@"}
-_MIN_FIELDS = {"vcf": 8, "gff": 9, "gtf": 9, "sam": 11}
 # GFF3 may end with a FASTA section that is not feature data.
 _FASTA = b"\n##FASTA"
 _CHUNK = 1 << 20
@@ -25,7 +25,7 @@ def _open(path: str, compression: str | None):
 
 def _data_lines(path: str, compression: str | None, fmt: str):
     """(line number, line bytes) of each data line; a Python loop, so only for error paths."""
-    comment = _COMMENT[fmt]
+    comment = REGISTRY[fmt].comment
     with _open(path, compression) as fh:
         for number, line in enumerate(fh, start=1):
             if fmt == "gff" and line.startswith(b"##FASTA"):
@@ -47,14 +47,14 @@ def first_short_line(path: str, compression: str | None, fmt: str) -> tuple[int,
     """(line number, field count) of the first data line with too few tab-separated fields."""
     for number, line in _data_lines(path, compression, fmt):
         fields = line.count(b"\t") + 1
-        if fields < _MIN_FIELDS[fmt]:
+        if fields < REGISTRY[fmt].min_fields:
             return number, fields
     return None
 
 
 def count_data_lines(path: str, compression: str | None, fmt: str) -> int:
     """Number of data lines, counted per 1 MiB chunk with bytes.count (no per-line Python loop)."""
-    comment = _COMMENT[fmt]
+    comment = REGISTRY[fmt].comment
     total = comments = blanks = 0
     prev = b"\n"  # so a comment or blank line at the very start is counted too
     last = b""

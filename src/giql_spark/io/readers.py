@@ -24,7 +24,7 @@ from pyspark.sql.types import StructType
 
 from ..errors import spark_message
 from ..spark_version import try_cast
-from .formats import COORDINATES, FORMATS, InputError, detect_format
+from .formats import FORMATS, REGISTRY, InputError, detect_format
 from .formats import local_path as _local_path
 from .formats import normalize_format as _normalize_format
 
@@ -65,7 +65,7 @@ class Source:
     """A file read into Spark, with what giql must know to interpret it.
 
     ``coordinate_system``/``interval_type`` describe ``start``/``end`` as the
-    reader returns them (see :data:`giql_spark.io.formats.COORDINATES`); they
+    reader returns them (see :data:`giql_spark.io.formats.REGISTRY`); they
     are None for Parquet/CSV/TSV, whose convention only the user knows.
     """
 
@@ -128,27 +128,45 @@ def read_source(
     if local is not None and not os.path.exists(local):
         raise InputError(f"input file not found: {path}")
     fmt = _normalize_format(format) if format else detect_format(path)
-    from .genomic import OXBOW_FORMATS
-
-    if options and fmt not in OXBOW_FORMATS:
+    entry = REGISTRY[fmt]
+    if options and not entry.options:
         raise InputError(f"{path}: unknown option(s) {', '.join(sorted(options))} for {fmt}")
-    skipped = 0
-    if fmt == "bed":
-        df, skipped = read_bed(spark, path, on_error=on_error)
-    elif fmt in PEAK_COLUMNS:
-        df, skipped = read_peaks(spark, path, fmt, on_error=on_error)
-    elif fmt in OXBOW_FORMATS:
-        if local is None:
-            raise InputError(f"{path}: {fmt.upper()} files are read with oxbow, which needs a local path")
-        from .datasource import read_genomic
+    how = _Read(spark, path, local, fmt, on_error, header, sep, validate, options)
+    df, skipped = READERS[entry.reader](how)
+    return Source(df, fmt, skipped, *(entry.coordinates or (None, None)))
 
-        df = read_genomic(spark, local, fmt, validate=validate, **options)
-    elif fmt == "parquet":
-        df = _read_parquet(spark, path)
-    else:
-        df = _read_delimited(spark, path, fmt, header=header, sep=sep)
-    coords = COORDINATES.get(fmt, (None, None))
-    return Source(df, fmt, skipped, *coords)
+
+@dataclass(frozen=True)
+class _Read:
+    """One call of :func:`read_source`, as every reader takes it."""
+
+    spark: SparkSession
+    path: str
+    local: str | None
+    fmt: str
+    on_error: str
+    header: bool | None
+    sep: str | None
+    validate: bool
+    options: dict
+
+
+def _oxbow(r: _Read) -> tuple[DataFrame, int]:
+    if r.local is None:
+        raise InputError(f"{r.path}: {r.fmt.upper()} files are read with oxbow, which needs a local path")
+    from .datasource import read_genomic
+
+    return read_genomic(r.spark, r.local, r.fmt, validate=r.validate, **r.options), 0
+
+
+#: The reader of each :attr:`~giql_spark.io.formats.Format.reader`: ``(df, skipped rows)`` for one call.
+READERS = {
+    "bed": lambda r: read_bed(r.spark, r.path, on_error=r.on_error),
+    "peaks": lambda r: read_peaks(r.spark, r.path, r.fmt, on_error=r.on_error),
+    "oxbow": _oxbow,
+    "parquet": lambda r: (_read_parquet(r.spark, r.path), 0),
+    "delimited": lambda r: (_read_delimited(r.spark, r.path, r.fmt, header=r.header, sep=r.sep), 0),
+}
 
 
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame:

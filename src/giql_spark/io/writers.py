@@ -36,16 +36,15 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, DoubleType, FloatType, MapType, StructType
 
-from .formats import InputError, local_path
+from .formats import REGISTRY, InputError, local_path
 from .readers import BED_COLUMNS
 
 __all__ = ["WRITE_FORMATS", "distinct_columns", "write_path"]
 
-WRITE_FORMATS = ("bed", "tsv", "csv", "parquet")
-_SUFFIXES = (
-    (".bed.gz", "bed"), (".tsv.gz", "tsv"), (".csv.gz", "csv"),
-    (".bed", "bed"), (".tsv", "tsv"), (".csv", "csv"), (".parquet", "parquet"),
-)
+WRITE_FORMATS = tuple(f.name for f in REGISTRY.values() if f.writable)
+# Longest first, so '.bed.gz' is not taken for something ending in '.gz'.
+_SUFFIXES = tuple(sorted(((sx, f.name) for f in REGISTRY.values() if f.writable for sx in f.suffixes),
+                         key=lambda x: -len(x[0])))
 _MODES = ("error", "errorifexists", "overwrite", "append", "ignore")
 
 
