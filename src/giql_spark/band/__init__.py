@@ -301,6 +301,16 @@ def condition_dag(condition: exp.Expression, left_aliases, right_aliases, *,
     through it; a row with a NULL column the condition reads must be kept
     by other means.
     """
+    formula, _ = condition_formula(condition, left_aliases, right_aliases, integer_columns=integer_columns)
+    return present_form(fold(formula, others_present=True))
+
+
+def condition_formula(condition: exp.Expression, left_aliases, right_aliases, *,
+                      integer_columns: bool = True) -> tuple[Node, Leaves]:
+    """The conjuncts of ``condition`` that relate the two sides' columns, each
+    as an interval DAG formula, in one AND (not folded), and the leaves (the
+    columns and opaque expressions) it reads; a conjunct that cannot be
+    modelled is left out, so the formula is implied by the condition."""
     conv = Converter(frozenset(a.lower() for a in left_aliases), frozenset(a.lower() for a in right_aliases),
                      integer_columns)
     parts = []
@@ -310,7 +320,7 @@ def condition_dag(condition: exp.Expression, left_aliases, right_aliases, *,
         except Unusable:
             continue
         parts.append(conv.formula(c))
-    return present_form(fold(And(tuple(parts)), others_present=True))
+    return And(tuple(parts)), conv.leaves
 
 
 def _classify(node: exp.Expression, conv: Converter) -> _Part:

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from ..errors import QueryError
-from ..band import conjuncts
-from ..band.sql import Converter, Leaves, Unusable
+from ..band import condition_formula
+from ..band.sql import Leaves
 from ..intervals import Interval, column_range
 from ..intervals.interval import INF
 from ..intervals.nodes import And, Cmp, Col, Node, can_be_true, columns, fold
@@ -142,16 +142,8 @@ class SideInput:
 def plan_pruning(condition: exp.Expression, left_aliases, right_aliases, left: SideInput,
                  right: SideInput, *, integer_columns: bool) -> Pruning:
     """The :class:`Pruning` for a stream-stream join, or a :class:`QueryError` saying why state cannot be bounded."""
-    conv = Converter(frozenset(a.lower() for a in left_aliases), frozenset(a.lower() for a in right_aliases),
-                     integer_columns)
-    parts = []
-    for c in conjuncts(condition):
-        try:
-            conv.sides(c)
-        except Unusable:
-            continue
-        parts.append(conv.formula(c))
-    full = fold(And(tuple(parts)))
+    formula, leaves = condition_formula(condition, left_aliases, right_aliases, integer_columns=integer_columns)
+    full = fold(formula)
     present = present_form(fold(full, others_present=True))
     names = {c.name for c in columns(full)}
     facts = []
@@ -163,7 +155,7 @@ def plan_pruning(condition: exp.Expression, left_aliases, right_aliases, left: S
     formula = And((present, *facts)) if facts else present
     rules = []
     for which, me, other in (("left", left, right), ("right", right, left)):
-        rules.append(_side_rules(which, me, other, formula, full, names, conv.leaves))
+        rules.append(_side_rules(which, me, other, formula, full, names, leaves))
     return Pruning(formula, rules[0], rules[1])
 
 

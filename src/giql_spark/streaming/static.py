@@ -25,11 +25,9 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructField, StructType
 
 from .. import spark_version
-from ..joins.batch.probe import BuildSide, contiguous
-from ..joins.hull import CHROM, HI, LO, with_hull
+from ..joins.batch.probe import BuildSide, contiguous, pairs
+from ..joins.hull import with_hull
 from ..joins.spec import JoinSpec
-from ..kernels import coords
-from ..kernels.overlap import query_index
 from .evaluate import Compiled, evaluate
 
 
@@ -83,17 +81,7 @@ def _probe(batch: pa.RecordBatch, index: BuildSide, build_columns: dict, build_n
            probe_names: list[str], probe_lower: list[str], how: str,
            compiled: Compiled | None) -> pa.RecordBatch | None:
     """The output rows of one stream batch (see :func:`join`), or None when there are none."""
-    c = coords.of(batch, CHROM, LO, HI)
-    qs, ts = [], []
-    for name, rows in coords.by_chrom(c):
-        if name not in index.index:
-            continue
-        brows, idx = index.index[name]
-        qi, ti = query_index(*idx, c.a[rows], c.b[rows])
-        qs.append(rows[qi])
-        ts.append(brows[ti])
-    qi = np.concatenate(qs).astype(np.int64) if qs else np.empty(0, np.int64)
-    ti = np.concatenate(ts).astype(np.int64) if ts else np.empty(0, np.int64)
+    qi, ti = pairs(batch, index)
     probe_cols = [batch.column(n) for n in probe_names]
     if compiled is not None and len(qi):
         arrays = {}

@@ -35,12 +35,8 @@ class BuildSide:
         return cls(index, [contiguous(table.column(n)) for n in names], table.num_rows)
 
 
-def probe(batch: pa.RecordBatch, build: BuildSide, left_names: list[str], names: list[str],
-          keys: np.ndarray, left_placeholders: bool) -> Iterator[pa.RecordBatch]:
-    """Candidate rows for one streamed batch: every pair whose hulls share a
-    point, then (``left_placeholders``) one left-only row per batch row.
-    ``keys`` are the batch rows' keys; ``names`` the candidate columns."""
-    n = batch.num_rows
+def pairs(batch: pa.RecordBatch, build: BuildSide) -> tuple[np.ndarray, np.ndarray]:
+    """(batch row, build row) of every pair whose hulls share a point, as int64 arrays."""
     c = coords.of(batch, CHROM, LO, HI)
     qs, ts = [], []
     for name, rows in coords.by_chrom(c):
@@ -50,8 +46,19 @@ def probe(batch: pa.RecordBatch, build: BuildSide, left_names: list[str], names:
         qi, ti = query_index(*idx, c.a[rows], c.b[rows])
         qs.append(rows[qi])
         ts.append(brows[ti])
-    if qs:
-        qi, ti = np.concatenate(qs), np.concatenate(ts)
+    if not qs:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(qs).astype(np.int64), np.concatenate(ts).astype(np.int64)
+
+
+def probe(batch: pa.RecordBatch, build: BuildSide, left_names: list[str], names: list[str],
+          keys: np.ndarray, left_placeholders: bool) -> Iterator[pa.RecordBatch]:
+    """Candidate rows for one streamed batch: every pair whose hulls share a
+    point, then (``left_placeholders``) one left-only row per batch row.
+    ``keys`` are the batch rows' keys; ``names`` the candidate columns."""
+    n = batch.num_rows
+    qi, ti = pairs(batch, build)
+    if len(qi):
         cols = [batch.column(x).take(pa.array(qi)) for x in left_names]
         cols += [contiguous(col.take(pa.array(ti))) for col in build.columns]
         cols += flags(len(qi), keys[qi], ti, False, False)
