@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from ..band.sql import HULL_INF
 from ..spark_sql import bound_sql
+from .hull import pieces_sql
 from .spec import JoinSpec
 from .spec import quote as _quote
 
@@ -77,7 +78,7 @@ def _expanded(view: str, hull: tuple[str, str], prefix: str, bin_size: int, keep
     # explode_outer keeps rows with a NULL coordinate: they match nothing but
     # an outer join must still return them.
     return (f"(SELECT *, {lo} AS {prefix}lo, "
-            f"explode_outer(sequence({lo} div {bin_size}, {hi} div {bin_size})) AS {prefix}bin FROM {source})")
+            f"explode_outer({pieces_sql(lo, hi, bin_size, 'binned', 'bin')}) AS {prefix}bin FROM {source})")
 
 
 def _struct_root(interval) -> str | None:
@@ -141,8 +142,8 @@ def _inner_flat(spec, bin_size, lview, rview, left: StructType, right: StructTyp
                 names.append(_quote(name))
         # Flattened before the explode, so that no struct is copied per bin.
         flat = f"SELECT {', '.join(exprs)}, {lo} AS {prefix}lo, {hi} AS {prefix}hi FROM {view}"
-        sides.append(f"(SELECT {', '.join(names)}, {prefix}lo, explode(sequence({prefix}lo div {bin_size}, "
-                     f"{prefix}hi div {bin_size})) AS {prefix}bin FROM ({flat}))")
+        bins = pieces_sql(f"{prefix}lo", f"{prefix}hi", bin_size, "binned", "bin")
+        sides.append(f"(SELECT {', '.join(names)}, {prefix}lo, explode({bins}) AS {prefix}bin FROM ({flat}))")
     out = []
     for name in [*left.fieldNames(), *right.fieldNames()]:
         if name in structs:

@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 from . import candidates
 from .batch.sweep import FIRST, LROW, RROW, SIDE, TILE, runs, sweep_run
 from .candidates import LEFT_KEY, RIGHT_KEY
-from .hull import CHROM, HI, LO, with_hull
+from .hull import CHROM, HI, LO, pieces_sql, with_hull
 from .spec import JoinSpec
 from ..band.sql import HULL_INF
 
@@ -61,7 +61,7 @@ def _clipped(side: DataFrame, extent: tuple) -> DataFrame:
 def _tiled(df: DataFrame, tile_size: int, key: str) -> DataFrame:
     out = df.withColumn(key, F.monotonically_increasing_id())
     out = out.withColumn(FIRST, F.expr(f"{LO} div {tile_size}"))
-    tiles = F.sequence(F.col(FIRST), F.expr(f"{HI} div {tile_size}"))
+    tiles = F.expr(pieces_sql(LO, HI, tile_size, "sweep", "tile"))
     # explode_outer keeps rows with a NULL coordinate; they pair with nothing
     # but an outer join must still return them.
     return out.withColumn(TILE, F.explode_outer(tiles))
