@@ -102,9 +102,15 @@ def source_hash(version: str | None = None) -> str:
     version = version or pyspark_version()
     h = hashlib.sha256()
     h.update(f"format={_FORMAT}\npyspark={version}\njavac={javac_version()}\n".encode())
-    root = JAVA_DIR.parent
-    for src in sources(version):
-        h.update(str(src.relative_to(root)).encode() + b"\0")
+    from ..spark_version import UnsupportedSparkError
+
+    try:
+        srcs = sources(version)
+    except UnsupportedSparkError:  # refused when built; the hash itself is still defined
+        srcs = sorted(JAVA_DIR.rglob("*.java"))
+    for src in srcs:
+        base = JAVA_DIR if src.is_relative_to(JAVA_DIR) else LINE_DIR
+        h.update(f"{base.name}/{src.relative_to(base)}".encode() + b"\0")
         h.update(src.read_bytes() + b"\0")
     return h.hexdigest()[:20]
 
