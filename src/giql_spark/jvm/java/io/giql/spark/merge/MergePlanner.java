@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.merge;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -45,7 +45,9 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
+import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
+import io.giql.spark.exec.MergeIntervalJoinExec;
 
 import scala.Option;
 import scala.Tuple3;
@@ -58,18 +60,18 @@ import scala.collection.immutable.Seq;
  * join type must be inner, left outer, left semi or left anti. Otherwise it says why (the caller
  * keeps the other operators).
  */
-final class MergePlanner {
+public final class MergePlanner {
   private MergePlanner() {}
 
   /** Why the last join considered for a merge did or did not get one (diagnostics, tests). */
-  static volatile String lastDecision = "";
+  public static volatile String lastDecision = "";
   static final java.util.ArrayDeque<String> decisions = new java.util.ArrayDeque<>();
 
   /** This thread's last decision: null when it merged, else why not (see {@link #refusal}). */
   private static final ThreadLocal<String[]> THREAD = new ThreadLocal<>();
 
   /** {@code why}: null when the join got the merge join, else the reason it did not. */
-  static void decided(String merged, String why) {
+  public static void decided(String merged, String why) {
     THREAD.set(new String[] {why});
     record(why == null ? "merge: " + merged : "no merge: " + why);
   }
@@ -78,7 +80,7 @@ final class MergePlanner {
    * Plans {@code df} (nothing runs) and says why its marked join did not get the merge join, or
    * "" when it did. Planning in this thread is what decides, so concurrent plans do not mix.
    */
-  static String refusal(org.apache.spark.sql.Dataset<?> df) {
+  public static String refusal(org.apache.spark.sql.Dataset<?> df) {
     THREAD.remove();
     org.apache.spark.sql.execution.SparkPlan p = df.queryExecution().sparkPlan();
     if (has(p)) return "";
@@ -100,7 +102,7 @@ final class MergePlanner {
     while (decisions.size() > 20) decisions.removeFirst();
   }
 
-  static synchronized String recentDecisions() {
+  public static synchronized String recentDecisions() {
     return String.join("\n", decisions);
   }
 
@@ -116,7 +118,7 @@ final class MergePlanner {
   }
 
   /** The merge operator, or null with {@code why[0]} set. */
-  static MergeIntervalJoinExec plan(Join j, List<Expression> hl, List<Expression> hr,
+  public static MergeIntervalJoinExec plan(Join j, List<Expression> hl, List<Expression> hr,
       Expression llo, Expression lhi, Expression rlo, Expression rhi, Option<Expression> residual,
       Option<Seq<NamedExpression>> projection, Seq<Attribute> countOutput, String[] why) {
     if (!supported(j.joinType())) {

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.plan;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +42,16 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.TimestampNTZType$;
 import org.apache.spark.sql.types.TimestampType$;
 
+import io.giql.spark.columns.Conjuncts;
+import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
+import io.giql.spark.exec.BroadcastIntervalJoinExec;
+import io.giql.spark.exec.MergeIntervalJoinExec;
+import io.giql.spark.exec.SumCountsExec;
+import io.giql.spark.exec.SweepIntervalJoinExec;
+import io.giql.spark.exec.TileExpandExec;
+import io.giql.spark.index.PerRow;
+import io.giql.spark.merge.MergePlanner;
 
 import scala.Option;
 import scala.collection.immutable.Seq;

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.index;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -13,6 +13,8 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.LongType$;
 
+import io.giql.spark.compat.Scala;
+
 import scala.Option;
 import scala.collection.immutable.Seq;
 
@@ -25,18 +27,18 @@ import scala.collection.immutable.Seq;
  * dropped, unless the join keeps it (left outer): then it makes one row, its padded join row,
  * and counts 1 where {@link #floorOne} (a {@code COUNT(*)} counts the padded row), else 0.
  */
-final class PerRow implements Serializable {
+public final class PerRow implements Serializable {
   private static final long serialVersionUID = 2L;
   final Attribute count;
   final boolean floorOne;
-  final List<Expression> sums;    // integral, over the left then the right side's attributes
+  public final List<Expression> sums;    // integral, over the left then the right side's attributes
   final List<Attribute> sumAttrs; // nullable bigints, one per sum
 
-  PerRow(Attribute count, boolean floorOne) {
+  public PerRow(Attribute count, boolean floorOne) {
     this(count, floorOne, new ArrayList<>(), new ArrayList<>());
   }
 
-  PerRow(Attribute count, boolean floorOne, List<Expression> sums, List<Attribute> sumAttrs) {
+  public PerRow(Attribute count, boolean floorOne, List<Expression> sums, List<Attribute> sumAttrs) {
     this.count = count;
     this.floorOne = floorOne;
     this.sums = sums;
@@ -44,7 +46,7 @@ final class PerRow implements Serializable {
   }
 
   /** The attributes after the left row's projection: the count, then the sums. */
-  List<Attribute> outputs() {
+  public List<Attribute> outputs() {
     List<Attribute> out = new ArrayList<>();
     out.add(count);
     out.addAll(sumAttrs);
@@ -52,14 +54,14 @@ final class PerRow implements Serializable {
   }
 
   /** The count a left row reports for {@code n} matches; negative: it reports no row. */
-  long value(long n, boolean keepsUnmatched) {
+  public long value(long n, boolean keepsUnmatched) {
     if (n > 0) return n;
     if (!keepsUnmatched) return -1;
     return floorOne ? 1 : 0;
   }
 
   /** A task's evaluator of the sums over joined rows ({@code joinedAttrs}: left then right). */
-  Acc acc(Seq<Attribute> joinedAttrs) {
+  public Acc acc(Seq<Attribute> joinedAttrs) {
     return new Acc(this, joinedAttrs);
   }
 
@@ -74,7 +76,7 @@ final class PerRow implements Serializable {
    * its last slot says the k-th sum has seen a non-NULL value. Overflow fails the task
    * (as ANSI {@code SUM} does) rather than wrap.
    */
-  static final class Acc {
+  public static final class Acc {
     private final int k;
     private final UnsafeProjection values;
     private final GenericInternalRow row;
@@ -92,12 +94,12 @@ final class PerRow implements Serializable {
     }
 
     /** A fresh row's sums; null when there are none. */
-    long[] fresh() {
+    public long[] fresh() {
       return k == 0 ? null : new long[k + 1];
     }
 
     /** Adds the values of one join row ({@code joined}: left then right) to {@code acc}. */
-    void add(long[] acc, InternalRow joined) {
+    public void add(long[] acc, InternalRow joined) {
       if (acc == null) return;
       UnsafeRow v = values.apply(joined);
       for (int i = 0; i < k; i++) {
@@ -113,7 +115,7 @@ final class PerRow implements Serializable {
     }
 
     /** The row after the left row's projection: {@code n} and the sums. */
-    InternalRow row(long n, long[] acc) {
+    public InternalRow row(long n, long[] acc) {
       row.setLong(0, n);
       for (int i = 0; i < k; i++) {
         if ((acc[k] >>> i & 1) == 0) row.setNullAt(1 + i);

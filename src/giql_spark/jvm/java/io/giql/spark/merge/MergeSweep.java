@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.merge;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -37,6 +37,13 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators;
 
+import io.giql.spark.columns.FastResidual;
+import io.giql.spark.columns.KeyColumn;
+import io.giql.spark.columns.LongColumn;
+import io.giql.spark.columns.ScanFilter;
+import io.giql.spark.compat.Scala;
+import io.giql.spark.index.PerRow;
+
 import scala.Function1;
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
@@ -55,10 +62,10 @@ import scala.collection.immutable.Seq;
  * already reported as unmatched (outer or anti) that now finds a match means a row was reported
  * wrongly, and the task fails with an error that says so instead of returning a wrong answer.
  */
-final class MergeSweep {
+public final class MergeSweep {
   private MergeSweep() {}
 
-  enum Kind { INNER, LEFT, SEMI, ANTI }
+  public enum Kind { INNER, LEFT, SEMI, ANTI }
 
   static final boolean TRACE = Boolean.getBoolean("giql.merge.trace");
 
@@ -74,7 +81,7 @@ final class MergeSweep {
   }
 
   /** How one side is read and turned into (key, lo, hi, row). All expressions are bound. */
-  static final class SideSpec implements Serializable {
+  public static final class SideSpec implements Serializable {
     private static final long serialVersionUID = 1L;
     final String name;
     final Function1<PartitionedFile, Iterator<InternalRow>> reader;
@@ -86,7 +93,7 @@ final class MergeSweep {
     final boolean stringKey;
     final DataType[] sideTypes;
 
-    SideSpec(String name, Function1<PartitionedFile, Iterator<InternalRow>> reader,
+    public SideSpec(String name, Function1<PartitionedFile, Iterator<InternalRow>> reader,
         Expression filter, Seq<Expression> project, Expression key, Expression lo, Expression hi,
         DataType[] sideTypes) {
       this.name = name;
@@ -591,7 +598,7 @@ final class MergeSweep {
   }
 
   /** Everything one task needs, shipped in its closure. */
-  static final class Job implements Serializable {
+  public static final class Job implements Serializable {
     private static final long serialVersionUID = 1L;
     final Kind kind;
     final boolean count;
@@ -610,13 +617,13 @@ final class MergeSweep {
     final long slack;
     final PerRow perRow;                // one row per left row with its count, or null
 
-    Job withPerRow(PerRow p) {
+    public Job withPerRow(PerRow p) {
       Job j = new Job(kind, count, left, right, residual, leftAttrs, rightAttrs, output,
           joinedAttrs, plan, numOut, numCand, numFailover, rowsRead, slack, p);
       return j;
     }
 
-    Job(Kind kind, boolean count, SideSpec left, SideSpec right, Expression residual,
+    public Job(Kind kind, boolean count, SideSpec left, SideSpec right, Expression residual,
         Seq<Attribute> leftAttrs, Seq<Attribute> rightAttrs, Seq<Expression> output,
         Seq<Attribute> joinedAttrs, MergePlan plan, SQLMetric numOut, SQLMetric numCand,
         SQLMetric numFailover, SQLMetric rowsRead, long slack) {
@@ -624,7 +631,7 @@ final class MergeSweep {
           numOut, numCand, numFailover, rowsRead, slack, null);
     }
 
-    Job(Kind kind, boolean count, SideSpec left, SideSpec right, Expression residual,
+    public Job(Kind kind, boolean count, SideSpec left, SideSpec right, Expression residual,
         Seq<Attribute> leftAttrs, Seq<Attribute> rightAttrs, Seq<Expression> output,
         Seq<Attribute> joinedAttrs, MergePlan plan, SQLMetric numOut, SQLMetric numCand,
         SQLMetric numFailover, SQLMetric rowsRead, long slack, PerRow perRow) {
@@ -1141,13 +1148,13 @@ final class MergeSweep {
   }
 
   /** The per-task function. */
-  static final class TaskFn
+  public static final class TaskFn
       extends scala.runtime.AbstractFunction2<Object, Iterator<Object>, Iterator<InternalRow>>
       implements Serializable {
     private static final long serialVersionUID = 1L;
     private final Job job;
 
-    TaskFn(Job job) {
+    public TaskFn(Job job) {
       this.job = job;
     }
 

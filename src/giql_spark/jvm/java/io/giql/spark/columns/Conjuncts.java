@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.columns;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,10 +7,10 @@ import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 
 /** The conjuncts of a condition: {@code a AND (b AND c)} is [a, b, c]. */
-final class Conjuncts {
+public final class Conjuncts {
   private Conjuncts() {}
 
-  static List<Expression> of(Expression e) {
+  public static List<Expression> of(Expression e) {
     List<Expression> out = new ArrayList<>();
     add(e, out);
     return out;

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.exec;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -29,7 +29,9 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.execution.metric.SQLMetrics;
 import org.apache.spark.sql.types.DataType;
 
+import io.giql.spark.columns.FastResidual;
 import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
 
 import scala.Option;

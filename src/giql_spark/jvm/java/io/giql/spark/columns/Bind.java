@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.columns;
 
 import java.io.Serializable;
 import java.util.List;
@@ -8,6 +8,8 @@ import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 
+import io.giql.spark.compat.Scala;
+
 import scala.collection.Seq;
 import scala.runtime.AbstractPartialFunction;
 
@@ -15,7 +17,7 @@ import scala.runtime.AbstractPartialFunction;
  * Binds attribute references to input ordinals, as Catalyst's BindReferences does (whose
  * AttributeSeq argument lives in a Scala package object that Java source cannot name).
  */
-final class Bind extends AbstractPartialFunction<Expression, Expression> implements Serializable {
+public final class Bind extends AbstractPartialFunction<Expression, Expression> implements Serializable {
   private static final long serialVersionUID = 1L;
   private final List<Attribute> input;
 
@@ -23,7 +25,7 @@ final class Bind extends AbstractPartialFunction<Expression, Expression> impleme
     this.input = Scala.list(input);
   }
 
-  static Expression bind(Expression e, Seq<Attribute> input) {
+  public static Expression bind(Expression e, Seq<Attribute> input) {
     return e.transformUp(new Bind(input));
   }
 

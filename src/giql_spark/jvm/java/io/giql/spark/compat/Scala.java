@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.compat;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,34 +18,34 @@ import scala.reflect.ClassTag$;
  * {@code Seq} and 2.13's ({@code immutable.Seq}); what goes to Spark is an immutable list,
  * which is a {@code Seq} on both.
  */
-final class Scala {
+public final class Scala {
   private Scala() {}
 
-  static <T> Seq<T> seq(List<T> items) {
+  public static <T> Seq<T> seq(List<T> items) {
     return JavaConverters.asScalaBuffer(items).toList();
   }
 
   /** A Seq Spark handed back, as the immutable Seq Spark 4's API takes. */
-  static <T> Seq<T> imm(scala.collection.Seq<T> items) {
+  public static <T> Seq<T> imm(scala.collection.Seq<T> items) {
     return items instanceof Seq ? (Seq<T>) items : items.toList();
   }
 
-  static <K, V> scala.collection.immutable.Map<K, V> map(java.util.Map<K, V> m) {
+  public static <K, V> scala.collection.immutable.Map<K, V> map(java.util.Map<K, V> m) {
     scala.collection.immutable.Map<K, V> out = scala.collection.immutable.Map$.MODULE$.empty();
     for (java.util.Map.Entry<K, V> e : m.entrySet()) out = out.updated(e.getKey(), e.getValue());
     return out;
   }
 
-  static <K, V> java.util.Map<K, V> javaMap(scala.collection.Map<K, V> m) {
+  public static <K, V> java.util.Map<K, V> javaMap(scala.collection.Map<K, V> m) {
     return JavaConverters.mapAsJavaMap(m);
   }
 
-  static <T> scala.collection.Iterator<T> iterator(java.util.Iterator<T> it) {
+  public static <T> scala.collection.Iterator<T> iterator(java.util.Iterator<T> it) {
     return JavaConverters.asScalaIterator(it);
   }
 
   @SafeVarargs
-  static <T> Seq<T> seqOf(T... items) {
+  public static <T> Seq<T> seqOf(T... items) {
     return seq(List.of(items));
   }
 
@@ -53,11 +53,11 @@ final class Scala {
     return JavaConverters.asScalaBuffer(items).toIndexedSeq();
   }
 
-  static <T> List<T> list(scala.collection.Seq<T> items) {
+  public static <T> List<T> list(scala.collection.Seq<T> items) {
     return new ArrayList<>(JavaConverters.seqAsJavaList(items));
   }
 
-  static <T> Seq<T> concat(scala.collection.Seq<T> a, scala.collection.Seq<T> b) {
+  public static <T> Seq<T> concat(scala.collection.Seq<T> a, scala.collection.Seq<T> b) {
     List<T> out = list(a);
     out.addAll(list(b));
     return seq(out);
@@ -69,7 +69,7 @@ final class Scala {
    * to stage failure" with the task's Java stack in its message; USER_RAISED_EXCEPTION is the
    * condition of SQL's raise_error(), whose message is the text alone.
    */
-  static RuntimeException userError(String message) {
+  public static RuntimeException userError(String message) {
     return new org.apache.spark.SparkRuntimeException(
         "USER_RAISED_EXCEPTION",
         map(java.util.Map.of("errorMessage", message)),
@@ -77,7 +77,7 @@ final class Scala {
   }
 
   @SuppressWarnings("unchecked")
-  static <T> ClassTag<T> tag(Class<?> cls) {
+  public static <T> ClassTag<T> tag(Class<?> cls) {
     return (ClassTag<T>) ClassTag$.MODULE$.apply(cls);
   }
 }

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.plan;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +26,7 @@ import org.apache.spark.sql.types.ShortType$;
 import org.apache.spark.sql.types.StringType;
 
 import io.giql.spark.compat.GiqlExpression;
+import io.giql.spark.compat.Scala;
 
 import scala.collection.immutable.Seq;
 
@@ -52,7 +53,7 @@ public final class BandMarker extends GiqlExpression {
   }
 
   /** The function builder behind {@code giql_band(...)} in SQL. */
-  static Expression build(scala.collection.Seq<Expression> all) {
+  public static Expression build(scala.collection.Seq<Expression> all) {
     List<Expression> a = Scala.list(all);
     if (a.isEmpty() || !a.get(0).foldable() || !(a.get(0).dataType() instanceof StringType)) {
       throw new IllegalArgumentException(

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.exec;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -29,8 +29,13 @@ import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 
+import io.giql.spark.columns.Bind;
 import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
+import io.giql.spark.index.PerRow;
+import io.giql.spark.merge.MergePlan;
+import io.giql.spark.merge.MergeSweep;
 
 import scala.Function1;
 import scala.Option;
@@ -52,17 +57,17 @@ public final class MergeIntervalJoinExec extends GiqlExec {
   private static final long serialVersionUID = 1L;
 
   /** One side: a Parquet relation, the columns read, the filters and projection over them. */
-  static final class Side implements Serializable {
+  public static final class Side implements Serializable {
     private static final long serialVersionUID = 1L;
-    final transient HadoopFsRelation relation;
-    final Seq<Attribute> scanAttrs;      // relation columns read, in relation order
-    final StructType requiredSchema;
-    final Seq<Expression> filters;       // conjuncts over scanAttrs
-    final Seq<NamedExpression> project;  // over scanAttrs; its attributes are the side's output
+    public final transient HadoopFsRelation relation;
+    public final Seq<Attribute> scanAttrs;      // relation columns read, in relation order
+    public final StructType requiredSchema;
+    public final Seq<Expression> filters;       // conjuncts over scanAttrs
+    public final Seq<NamedExpression> project;  // over scanAttrs; its attributes are the side's output
     final Seq<Filter> pushed;            // the filters Parquet can use to skip row groups
     final String files;
 
-    Side(HadoopFsRelation relation, Seq<Attribute> scanAttrs, StructType requiredSchema,
+    public Side(HadoopFsRelation relation, Seq<Attribute> scanAttrs, StructType requiredSchema,
         Seq<Expression> filters, Seq<NamedExpression> project, Seq<Filter> pushed, String files) {
       this.relation = relation;
       this.scanAttrs = scanAttrs;
@@ -138,12 +143,12 @@ public final class MergeIntervalJoinExec extends GiqlExec {
    * This join as one row per left row: {@code keep} (over the left side's output) and the
    * count. Only inner and left joins, whose left rows the sweep retires one by one.
    */
-  MergeIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
+  public MergeIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
     return new MergeIntervalJoinExec(left, right, joinType, leftKey, rightKey, leftLo, leftHi,
         rightLo, rightHi, residual, Option.apply(keep), Scala.seqOf(), plan, Option.apply(p));
   }
 
-  MergePlan mergePlan() {
+  public MergePlan mergePlan() {
     return plan;
   }
 
@@ -264,7 +269,7 @@ public final class MergeIntervalJoinExec extends GiqlExec {
     return Bind.bind(e, attrs);
   }
 
-  static MergeSweep.SideSpec spec(Side s, String name, Expression key, Expression lo,
+  public static MergeSweep.SideSpec spec(Side s, String name, Expression key, Expression lo,
       Expression hi) {
     HadoopFsRelation rel = s.relation;
     SparkSession session = rel.sparkSession();

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.exec;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -34,8 +34,14 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.execution.metric.SQLMetrics;
 import org.apache.spark.sql.types.DataType;
 
+import io.giql.spark.columns.Bind;
+import io.giql.spark.columns.FastResidual;
 import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
+import io.giql.spark.index.IntervalIndex;
+import io.giql.spark.index.IntervalIndexMode;
+import io.giql.spark.index.PerRow;
 
 import scala.Option;
 import scala.Tuple2;
@@ -198,7 +204,7 @@ public final class BroadcastIntervalJoinExec extends GiqlExec {
    * This join (inner or left outer, building the right side) as one row per left row:
    * {@code keep} (over the left output) and the count; the left side streams past the index.
    */
-  BroadcastIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
+  public BroadcastIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
     return new BroadcastIntervalJoinExec(left, right, joinType, "right", leftKeys, leftLo,
         leftHi, rightKeys, rightLo, rightHi, residual, index, Option.apply(keep), Option.apply(p));
   }

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.index;
 
 import java.io.Serializable;
 import java.util.Arrays;
@@ -8,6 +8,8 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.joins.HashedRelation;
 import org.apache.spark.unsafe.Platform;
+
+import io.giql.spark.compat.Scala;
 
 import scala.collection.Iterator;
 
@@ -51,7 +53,7 @@ public final class IntervalIndex implements HashedRelation, Serializable {
   final long[] lo;
   final long[] hi;
   final long[] aux;         // TREE: max hi of the subtree; unused (empty) when no group is a tree
-  final int[] rowOf;        // entry -> row number
+  public final int[] rowOf;        // entry -> row number
   // all build rows (also those with a NULL key or bound, for outer joins on the build side)
   final byte[][] pages;
   final long[] rowAddr;     // page << 32 | offset
@@ -87,13 +89,13 @@ public final class IntervalIndex implements HashedRelation, Serializable {
   }
 
   /** The group of a key row (an UnsafeRow without NULLs), or -1. */
-  int group(UnsafeRow key) {
+  public int group(UnsafeRow key) {
     Integer g = groupOf.get(key);
     return g == null ? -1 : g;
   }
 
   /** Points {@code row} at build row {@code r}. */
-  void pointTo(UnsafeRow row, int r) {
+  public void pointTo(UnsafeRow row, int r) {
     long a = rowAddr[r];
     row.pointTo(pages[(int) (a >>> 32)], Platform.BYTE_ARRAY_OFFSET + (int) a, rowLen[r]);
   }
@@ -104,7 +106,7 @@ public final class IntervalIndex implements HashedRelation, Serializable {
    * group returned (or -1): a stream sorted by lo then finds its start by galloping forward from
    * there, in cache, instead of a binary search over the whole group. Returns the next hint.
    */
-  int query(int g, long qlo, long qhi, int hint, IntBuffer out) {
+  public int query(int g, long qlo, long qhi, int hint, IntBuffer out) {
     int s = groupStart[g];
     int e = groupStart[g + 1];
     if (groupMode[g] == SCAN) {
@@ -427,9 +429,9 @@ public final class IntervalIndex implements HashedRelation, Serializable {
   }
 
   /** A growable int array, reused per probe row. */
-  static final class IntBuffer {
-    int[] a = new int[16];
-    int n = 0;
+  public static final class IntBuffer {
+    public int[] a = new int[16];
+    public int n = 0;
     // the tree walk's stack; depth <= 2 * levels + 2 < 128
     final int[] sk = new int[128];
     final long[] sx = new long[128];
@@ -440,7 +442,7 @@ public final class IntervalIndex implements HashedRelation, Serializable {
       a[n++] = v;
     }
 
-    void clear() {
+    public void clear() {
       n = 0;
     }
   }

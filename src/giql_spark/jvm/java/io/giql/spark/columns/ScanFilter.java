@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.columns;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +13,8 @@ import org.apache.spark.sql.catalyst.expressions.IsNotNull;
 import org.apache.spark.sql.catalyst.expressions.Predicate;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
+import io.giql.spark.compat.Scala;
+
 /**
  * A side's scan filter, with its {@code IsNotNull(column)} conjuncts checked on the column vectors.
  *
@@ -21,7 +23,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * dictionary-encoded string column that decodes (copies) the string on every row. Checking the
  * null bits directly costs a load each, and only what is left goes through the predicate.
  */
-final class ScanFilter {
+public final class ScanFilter {
   private final int[] notNull;           // scan columns that must not be NULL
   private final BasePredicate rest;      // the other conjuncts, or null
   private ColumnarBatch batch;
@@ -32,7 +34,7 @@ final class ScanFilter {
   }
 
   /** The filter of bound {@code e} (over the scan row), or null for no filter. */
-  static ScanFilter of(Expression e) {
+  public static ScanFilter of(Expression e) {
     if (e == null) return null;
     List<Expression> conj = Conjuncts.of(e);
     List<Integer> cols = new ArrayList<>();
@@ -56,12 +58,12 @@ final class ScanFilter {
 
 
   /** The rows that follow come from {@code b} (null: rows not from a batch). */
-  void batch(ColumnarBatch b) {
+  public void batch(ColumnarBatch b) {
     batch = b;
   }
 
   /** Whether {@code scan} passes; {@code row} is its index in the current batch, if any. */
-  boolean eval(InternalRow scan, int row) {
+  public boolean eval(InternalRow scan, int row) {
     if (batch != null) {
       for (int c : notNull) {
         if (batch.column(c).isNullAt(row)) return false;

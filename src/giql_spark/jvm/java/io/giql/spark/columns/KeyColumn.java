@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.columns;
 
 import java.util.Map;
 
@@ -20,9 +20,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * in long runs and Parquet stores them dictionary-encoded, so the rank is looked up once per
  * dictionary id run (or, without a dictionary, once per run of equal keys).
  */
-final class KeyColumn {
-  static final int NULL = -1;    // the key is NULL
-  static final int ABSENT = -2;  // a key of another unit (a row group shared between units)
+public final class KeyColumn {
+  public static final int NULL = -1;    // the key is NULL
+  public static final int ABSENT = -2;  // a key of another unit (a row group shared between units)
 
   private final int ordinal;
   private final Map<Object, Integer> ranks;
@@ -34,7 +34,7 @@ final class KeyColumn {
   private UTF8String lastKey;
   private int lastRank;
   /** The key of the row last ranked (for messages); null for a NULL key. */
-  UTF8String key;
+  public UTF8String key;
 
   private KeyColumn(int ordinal, Map<Object, Integer> ranks) {
     this.ordinal = ordinal;
@@ -42,7 +42,7 @@ final class KeyColumn {
   }
 
   /** A reader for {@code keyOverScan}, or null when it is not a plain string column. */
-  static KeyColumn of(Expression keyOverScan, Map<Object, Integer> ranks) {
+  public static KeyColumn of(Expression keyOverScan, Map<Object, Integer> ranks) {
     while (keyOverScan instanceof Alias) keyOverScan = ((Alias) keyOverScan).child();
     if (!(keyOverScan instanceof BoundReference)) return null;
     if (!(keyOverScan.dataType() instanceof StringType)) return null;
@@ -50,7 +50,7 @@ final class KeyColumn {
   }
 
   /** A new batch: the reader reuses its batch object, so the caller says when it changes. */
-  void batch(ColumnarBatch b) {
+  public void batch(ColumnarBatch b) {
     vec = b.column(ordinal);
     ids = null;
     if (vec instanceof WritableColumnVector) {
@@ -61,7 +61,7 @@ final class KeyColumn {
   }
 
   /** The rank of row {@code row} of the current batch, {@link #NULL} or {@link #ABSENT}. */
-  int rank(int row) {
+  public int rank(int row) {
     if (vec.isNullAt(row)) {
       key = null;
       return NULL;

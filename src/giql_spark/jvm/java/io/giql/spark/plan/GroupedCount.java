@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.plan;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,6 +39,9 @@ import org.apache.spark.sql.execution.aggregate.AggUtils;
 import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.LongType$;
 import org.apache.spark.sql.types.Metadata;
+
+import io.giql.spark.compat.Scala;
+import io.giql.spark.index.PerRow;
 
 import scala.Option;
 import scala.collection.immutable.Seq;

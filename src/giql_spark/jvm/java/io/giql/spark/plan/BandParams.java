@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.plan;
 
 import java.io.Serializable;
 import java.util.LinkedHashMap;

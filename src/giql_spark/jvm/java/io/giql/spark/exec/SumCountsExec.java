@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.exec;
 
 import java.io.Serializable;
 import java.util.List;
@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.LongType$;
 
 import io.giql.spark.compat.GiqlExec;
-import io.giql.spark.compat.SparkLine;
+import io.giql.spark.compat.Scala;
 
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.exec;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
 import org.apache.spark.sql.execution.SparkPlan;
 
 import io.giql.spark.compat.GiqlExec;
-import io.giql.spark.compat.SparkLine;
+import io.giql.spark.compat.Scala;
 
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;

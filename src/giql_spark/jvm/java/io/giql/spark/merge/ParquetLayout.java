@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.merge;
 
 import java.io.IOException;
 import java.io.Serializable;

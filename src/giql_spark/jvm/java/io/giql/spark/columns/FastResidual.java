@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.columns;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -22,6 +22,8 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegerType$;
 import org.apache.spark.sql.types.LongType$;
 
+import io.giql.spark.compat.Scala;
+
 import scala.collection.immutable.Seq;
 
 /**
@@ -32,11 +34,11 @@ import scala.collection.immutable.Seq;
  * constant that overflows a term returns {@link #UNKNOWN} so the caller can ask Spark's own
  * predicate (which then wraps or raises as Spark would).
  */
-final class FastResidual implements Serializable {
+public final class FastResidual implements Serializable {
   private static final long serialVersionUID = 1L;
-  static final int FALSE = 0;
-  static final int TRUE = 1;
-  static final int UNKNOWN = 2;
+  public static final int FALSE = 0;
+  public static final int TRUE = 1;
+  public static final int UNKNOWN = 2;
 
   private static final int LT = 0, LE = 1, GT = 2, GE = 3, EQ = 4;
 
@@ -95,7 +97,7 @@ final class FastResidual implements Serializable {
   }
 
   /** No term adds a constant: {@link #evalValues} never answers {@link #UNKNOWN}. */
-  boolean exact() {
+  public boolean exact() {
     for (long[] a : add) {
       if (a[0] != 0 || a[1] != 0) return false;
     }
@@ -103,11 +105,11 @@ final class FastResidual implements Serializable {
   }
 
   /** The ordinals of side {@code s}'s (0 left, 1 right) columns the residual reads. */
-  int[] columns(int s) {
+  public int[] columns(int s) {
     return columns[s];
   }
 
-  boolean[] columnsAreInt(int s) {
+  public boolean[] columnsAreInt(int s) {
     return columnIsInt[s];
   }
 
@@ -115,7 +117,7 @@ final class FastResidual implements Serializable {
    * As {@link #eval} on the values of {@link #columns} of each side, read once per row
    * ({@code ln}/{@code rn}: bit k set when column k is NULL); no row is kept for the pair.
    */
-  int evalValues(long[] lv, long ln, long[] rv, long rn) {
+  public int evalValues(long[] lv, long ln, long[] rv, long rn) {
     for (int i = 0; i < op.length; i++) {
       long v0;
       long v1;
@@ -151,7 +153,7 @@ final class FastResidual implements Serializable {
   }
 
   /** The fast form of {@code residual}, or null when some conjunct does not fit. */
-  static FastResidual compile(Expression residual, Seq<Attribute> left, Seq<Attribute> right) {
+  public static FastResidual compile(Expression residual, Seq<Attribute> left, Seq<Attribute> right) {
     List<Expression> conj = Conjuncts.of(residual);
     List<Attribute> l = Scala.list(left);
     List<Attribute> r = Scala.list(right);
@@ -223,7 +225,7 @@ final class FastResidual implements Serializable {
   }
 
   /** TRUE, FALSE or UNKNOWN (a constant overflowed: evaluate with Spark's predicate). */
-  int eval(InternalRow left, InternalRow right) {
+  public int eval(InternalRow left, InternalRow right) {
     for (int i = 0; i < op.length; i++) {
       long v0;
       long v1;

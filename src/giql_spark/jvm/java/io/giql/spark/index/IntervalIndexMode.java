@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.index;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -11,6 +11,8 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode;
 import org.apache.spark.sql.types.DataType;
+
+import io.giql.spark.compat.Scala;
 
 import scala.Option;
 import scala.collection.Iterator;

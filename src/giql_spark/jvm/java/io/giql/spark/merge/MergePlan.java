@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.merge;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -26,11 +26,11 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile;
  * read by both, each keeping its own keys). Rows with a NULL key, which only a left outer or anti
  * join outputs, are read by one more unit.
  */
-final class MergePlan implements Serializable {
+public final class MergePlan implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** One pass over both sides. */
-  static final class Unit implements Serializable {
+  public static final class Unit implements Serializable {
     private static final long serialVersionUID = 1L;
     /** The keys, in the order both sides hold them; their index is their rank. */
     final Object[] keys;
@@ -52,7 +52,7 @@ final class MergePlan implements Serializable {
     }
   }
 
-  final Unit[][] tasks;
+  public final Unit[][] tasks;
   final long leftRows;
   final long rightRows;
   final int leftGroups;
@@ -73,7 +73,7 @@ final class MergePlan implements Serializable {
     return n;
   }
 
-  String describe() {
+  public String describe() {
     return tasks.length + " tasks, " + numUnits() + " units, row groups " + leftGroups + " + "
         + rightGroups + ", rows " + leftRows + " + " + rightRows;
   }

@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.columns;
 
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
@@ -19,20 +19,20 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * projecting every row into an UnsafeRow to read them back cost more than reading them. Anything
  * else is left to Spark's projection ({@link #of} returns null).
  */
-abstract class LongColumn {
-  abstract void batch(ColumnarBatch b);
+public abstract class LongColumn {
+  public abstract void batch(ColumnarBatch b);
 
-  abstract boolean isNull(int row);
+  public abstract boolean isNull(int row);
 
   /** The value; call only when not {@link #isNull}. */
-  abstract long get(int row);
+  public abstract long get(int row);
 
   /**
    * The evaluators of bound {@code es}, or null when one is not of the forms above. They share
    * one reader per column, which decodes a row's value once however many of them read it (the
    * bounds and the residual all read start and end).
    */
-  static LongColumn[] of(java.util.List<Expression> es) {
+  public static LongColumn[] of(java.util.List<Expression> es) {
     java.util.Map<Integer, Col> cols = new java.util.HashMap<>();
     LongColumn[] out = new LongColumn[es.size()];
     for (int i = 0; i < out.length; i++) {
@@ -73,18 +73,18 @@ abstract class LongColumn {
     }
 
     @Override
-    void batch(ColumnarBatch b) {
+    public void batch(ColumnarBatch b) {
       v = b.column(ord);
       row = -1;
     }
 
     @Override
-    boolean isNull(int r) {
+    public boolean isNull(int r) {
       return v.isNullAt(r);
     }
 
     @Override
-    long get(int r) {
+    public long get(int r) {
       if (r != row) {
         value = isInt ? v.getInt(r) : v.getLong(r);
         row = r;
@@ -106,18 +106,18 @@ abstract class LongColumn {
     }
 
     @Override
-    void batch(ColumnarBatch batch) {
+    public void batch(ColumnarBatch batch) {
       a.batch(batch);
       b.batch(batch);
     }
 
     @Override
-    boolean isNull(int row) {
+    public boolean isNull(int row) {
       return a.isNull(row) && b.isNull(row);
     }
 
     @Override
-    long get(int row) {
+    public long get(int row) {
       if (a.isNull(row)) return b.get(row);
       if (b.isNull(row)) return a.get(row);
       long x = a.get(row);

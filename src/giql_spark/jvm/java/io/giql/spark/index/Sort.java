@@ -1,4 +1,4 @@
-package io.giql.spark;
+package io.giql.spark.index;
 
 /** Sorting of parallel primitive arrays by a long key. */
 final class Sort {
