@@ -9,12 +9,10 @@ import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
-import org.apache.spark.sql.catalyst.expressions.BasePredicate;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
-import org.apache.spark.sql.catalyst.expressions.Predicate;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.plans.FullOuter$;
@@ -31,12 +29,10 @@ import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
 import org.apache.spark.sql.catalyst.plans.physical.UnspecifiedDistribution$;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.metric.SQLMetric;
-import org.apache.spark.sql.execution.metric.SQLMetrics;
 import org.apache.spark.sql.types.DataType;
 
 import io.giql.spark.columns.Bind;
-import io.giql.spark.columns.FastResidual;
-import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.columns.Residual;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
 import io.giql.spark.index.IntervalIndex;
@@ -44,11 +40,9 @@ import io.giql.spark.index.IntervalIndexMode;
 import io.giql.spark.index.PerRow;
 
 import scala.Option;
-import scala.Tuple2;
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
 import scala.collection.immutable.Seq;
-import scala.runtime.AbstractFunction1;
 import scala.runtime.AbstractFunction2;
 
 /**
@@ -61,7 +55,7 @@ import scala.runtime.AbstractFunction2;
  * building left), a first job ORs per-task bitsets of matched build rows and the build rows are
  * then emitted once from one extra partition, as BroadcastNestedLoopJoinExec does.
  */
-public final class BroadcastIntervalJoinExec extends GiqlExec {
+public final class BroadcastIntervalJoinExec extends ExecNode {
   private static final long serialVersionUID = 1L;
 
   private final SparkPlan left;
@@ -78,8 +72,6 @@ public final class BroadcastIntervalJoinExec extends GiqlExec {
   private final String index;
   private final Option<Seq<NamedExpression>> projection;
   private final PerRow perRow; // one row per left row with its count (build right), or null
-
-  private transient scala.collection.immutable.Map<String, SQLMetric> metricMap;
 
   public BroadcastIntervalJoinExec(SparkPlan left, SparkPlan right, JoinType joinType,
       String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
@@ -210,34 +202,15 @@ public final class BroadcastIntervalJoinExec extends GiqlExec {
   }
 
   @Override
-  public int productArity() {
-    return 14;
+  protected Object[] fields() {
+    return new Object[] {
+        left, right, joinType, buildSide, leftKeys, leftLo, leftHi, rightKeys, rightLo, rightHi,
+        residual, index, projection, perRow == null ? Option.empty() : Option.apply(perRow)};
   }
 
   @Override
-  public Object productElement(int n) {
-    switch (n) {
-      case 0: return left;
-      case 1: return right;
-      case 2: return joinType;
-      case 3: return buildSide;
-      case 4: return leftKeys;
-      case 5: return leftLo;
-      case 6: return leftHi;
-      case 7: return rightKeys;
-      case 8: return rightLo;
-      case 9: return rightHi;
-      case 10: return residual;
-      case 11: return index;
-      case 12: return projection;
-      case 13: return perRow == null ? Option.empty() : Option.apply(perRow);
-      default: throw new IndexOutOfBoundsException(String.valueOf(n));
-    }
-  }
-
-  @Override
-  public boolean canEqual(Object o) {
-    return o instanceof BroadcastIntervalJoinExec;
+  protected java.util.Map<String, String> metricDescriptions() {
+    return joinMetrics();
   }
 
   @Override
@@ -254,18 +227,6 @@ public final class BroadcastIntervalJoinExec extends GiqlExec {
         + (residual.isDefined() ? ", residual " + residual.get() : "")
         + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "")
         + (perRow != null ? ", " + perRow : "");
-  }
-
-  @Override
-  public scala.collection.immutable.Map<String, SQLMetric> metrics() {
-    if (metricMap == null) {
-      Map<String, SQLMetric> m = new java.util.LinkedHashMap<>();
-      m.put("numOutputRows", SQLMetrics.createMetric(sparkContext(), "number of output rows"));
-      m.put("numCandidates",
-          SQLMetrics.createMetric(sparkContext(), "number of hull-overlapping pairs"));
-      metricMap = Scala.map(m);
-    }
-    return metricMap;
   }
 
   @Override
@@ -438,27 +399,19 @@ public final class BroadcastIntervalJoinExec extends GiqlExec {
       return q;
     }
 
-    BasePredicate predicate(int partition) {
-      if (residual == null) return null;
-      BasePredicate p = Predicate.create(residual, residualInput);
-      p.initialize(partition);
-      return p;
-    }
-
     UnsafeProjection resultProjection() {
       return UnsafeProjection.create(output, joinedInput);
     }
   }
 
   /** Probes one partition of the streamed side. */
-  static final class ProbeIterator extends AbstractIterator<InternalRow> {
+  static final class ProbeIterator extends JoinIterator {
     private final Probe p;
     private final Iterator<InternalRow> stream;
     private final IntervalIndex idx;
     private final UnsafeProjection keyProj;
     private final UnsafeProjection boundsProj;
-    private final BasePredicate pred;
-    private final FastResidual fast;
+    private final Residual residual;
     private final UnsafeProjection resultProj;
     private final UnsafeProjection streamToUnsafe;
     private final JoinedRow joined = new JoinedRow();
@@ -473,22 +426,18 @@ public final class BroadcastIntervalJoinExec extends GiqlExec {
     private InternalRow cur;
     private boolean curMatched;
     private int candPos;
-    private InternalRow out;
     private UnsafeRow lastKey;
     private int lastGroup = -1;
     private int hint = -1;
-    private long outRows;
-    private long candRows;
 
     ProbeIterator(Probe p, int partition, Iterator<InternalRow> stream) {
+      super(p.numOut, p.numCand);
       this.p = p;
       this.stream = stream;
       this.idx = p.bc.value();
       this.keyProj = UnsafeProjection.create(p.streamKeys);
       this.boundsProj = UnsafeProjection.create(Scala.seqOf(p.streamLo, p.streamHi));
-      this.pred = p.predicate(partition);
-      this.fast = p.residual == null ? null
-          : FastResidual.compile(p.residual, p.leftOut, p.rightOut);
+      this.residual = Residual.of(p.residual, p.residualInput, p.leftOut, p.rightOut, partition);
       this.resultProj = p.resultProjection();
       this.streamToUnsafe = p.mode == Mode.SEMI || p.mode == Mode.ANTI
           ? UnsafeProjection.create(p.streamTypes)
@@ -541,22 +490,17 @@ public final class BroadcastIntervalJoinExec extends GiqlExec {
       candRows += cand.n;
     }
 
-    private boolean advance() {
+    @Override
+    protected boolean advance() {
       while (true) {
         if (cur != null) {
           while (candPos < cand.n) {
             int r = idx.rowOf[cand.a[candPos++]];
             idx.pointTo(buildRow, r);
             pair(cur, buildRow);
-            if (pred != null) {
-              if (fast != null) {
-                int v = p.buildRight ? fast.eval(cur, buildRow) : fast.eval(buildRow, cur);
-                if (v == FastResidual.FALSE || v == FastResidual.UNKNOWN && !pred.eval(joined)) {
-                  continue;
-                }
-              } else if (!pred.eval(joined)) {
-                continue;
-              }
+            if (residual != null && !(p.buildRight ? residual.holds(cur, buildRow, joined)
+                : residual.holds(buildRow, cur, joined))) {
+              continue;
             }
             curMatched = true;
             switch (p.mode) {
@@ -618,27 +562,6 @@ public final class BroadcastIntervalJoinExec extends GiqlExec {
         if (sums != null) java.util.Arrays.fill(sums, 0L);
         candidates();
       }
-    }
-
-    private void flush() {
-      p.numOut.add(outRows);
-      p.numCand.add(candRows);
-      outRows = 0;
-      candRows = 0;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return out != null || advance();
-    }
-
-    @Override
-    public InternalRow next() {
-      if (out == null && !advance()) throw new java.util.NoSuchElementException();
-      InternalRow r = out;
-      out = null;
-      outRows++;
-      return r;
     }
   }
 

@@ -23,14 +23,11 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.FileFormat$;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
-import org.apache.spark.sql.execution.metric.SQLMetric;
-import org.apache.spark.sql.execution.metric.SQLMetrics;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 
 import io.giql.spark.columns.Bind;
-import io.giql.spark.compat.GiqlExec;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
 import io.giql.spark.index.PerRow;
@@ -53,7 +50,7 @@ import scala.collection.immutable.Seq;
  * one row per task holding the number of rows the join would return (for {@link SumCountsExec}),
  * and no joined row is built.
  */
-public final class MergeIntervalJoinExec extends GiqlExec {
+public final class MergeIntervalJoinExec extends ExecNode {
   private static final long serialVersionUID = 1L;
 
   /** One side: a Parquet relation, the columns read, the filters and projection over them. */
@@ -104,8 +101,6 @@ public final class MergeIntervalJoinExec extends GiqlExec {
   private final Seq<Attribute> countOutput; // one attribute in count mode, else empty
   private final MergePlan plan;
   private final PerRow perRow; // one row per left row with its count, or null
-
-  private transient scala.collection.immutable.Map<String, SQLMetric> metricMap;
 
   public MergeIntervalJoinExec(Side left, Side right, JoinType joinType, Expression leftKey,
       Expression rightKey, Expression leftLo, Expression leftHi, Expression rightLo,
@@ -198,34 +193,18 @@ public final class MergeIntervalJoinExec extends GiqlExec {
   }
 
   @Override
-  public int productArity() {
-    return 14;
+  protected Object[] fields() {
+    return new Object[] {
+        left, right, joinType, leftKey, rightKey, leftLo, leftHi, rightLo, rightHi, residual,
+        projection, countOutput, plan, perRow == null ? Option.empty() : Option.apply(perRow)};
   }
 
   @Override
-  public Object productElement(int n) {
-    switch (n) {
-      case 0: return left;
-      case 1: return right;
-      case 2: return joinType;
-      case 3: return leftKey;
-      case 4: return rightKey;
-      case 5: return leftLo;
-      case 6: return leftHi;
-      case 7: return rightLo;
-      case 8: return rightHi;
-      case 9: return residual;
-      case 10: return projection;
-      case 11: return countOutput;
-      case 12: return plan;
-      case 13: return perRow == null ? Option.empty() : Option.apply(perRow);
-      default: throw new IndexOutOfBoundsException(String.valueOf(n));
-    }
-  }
-
-  @Override
-  public boolean canEqual(Object o) {
-    return o instanceof MergeIntervalJoinExec;
+  protected java.util.Map<String, String> metricDescriptions() {
+    java.util.Map<String, String> m = joinMetrics();
+    m.put("numFailovers", "units swept again from sorted copies (input out of order)");
+    m.put("rowsRead", "rows read from Parquet");
+    return m;
   }
 
   @Override
@@ -241,21 +220,6 @@ public final class MergeIntervalJoinExec extends GiqlExec {
         + rightHi + "]" + (residual.isDefined() ? ", residual " + residual.get() : "")
         + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "")
         + ", " + plan.describe() + ", left " + left + ", right " + right;
-  }
-
-  @Override
-  public scala.collection.immutable.Map<String, SQLMetric> metrics() {
-    if (metricMap == null) {
-      Map<String, SQLMetric> m = new java.util.LinkedHashMap<>();
-      m.put("numOutputRows", SQLMetrics.createMetric(sparkContext(), "number of output rows"));
-      m.put("numCandidates",
-          SQLMetrics.createMetric(sparkContext(), "number of hull-overlapping pairs"));
-      m.put("numFailovers", SQLMetrics.createMetric(sparkContext(),
-          "units swept again from sorted copies (input out of order)"));
-      m.put("rowsRead", SQLMetrics.createMetric(sparkContext(), "rows read from Parquet"));
-      metricMap = Scala.map(m);
-    }
-    return metricMap;
   }
 
   @Override

@@ -14,7 +14,6 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.LongType$;
 
-import io.giql.spark.compat.GiqlExec;
 import io.giql.spark.compat.Scala;
 
 import scala.collection.AbstractIterator;
@@ -29,7 +28,7 @@ import scala.runtime.AbstractFunction1;
  * exchange, so a count is one Spark job, not a stage of tasks and then another of one task
  * (which cost a first query on small files about a tenth of its time).
  */
-public final class SumCountsExec extends GiqlExec {
+public final class SumCountsExec extends ExecNode {
   private static final long serialVersionUID = 1L;
 
   private final SparkPlan child;
@@ -71,22 +70,8 @@ public final class SumCountsExec extends GiqlExec {
   }
 
   @Override
-  public int productArity() {
-    return 2;
-  }
-
-  @Override
-  public Object productElement(int n) {
-    switch (n) {
-      case 0: return child;
-      case 1: return result;
-      default: throw new IndexOutOfBoundsException(String.valueOf(n));
-    }
-  }
-
-  @Override
-  public boolean canEqual(Object o) {
-    return o instanceof SumCountsExec;
+  protected Object[] fields() {
+    return new Object[] {child, result};
   }
 
   @Override

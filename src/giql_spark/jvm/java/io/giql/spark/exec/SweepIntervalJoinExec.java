@@ -10,32 +10,26 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Ascending$;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.BaseOrdering;
-import org.apache.spark.sql.catalyst.expressions.BasePredicate;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NullsFirst$;
-import org.apache.spark.sql.catalyst.expressions.Predicate;
 import org.apache.spark.sql.catalyst.expressions.RowOrdering;
 import org.apache.spark.sql.catalyst.expressions.SortOrder;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
-import org.apache.spark.sql.catalyst.plans.physical.ClusteredDistribution;
 import org.apache.spark.sql.catalyst.plans.physical.Distribution;
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
 import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.metric.SQLMetric;
-import org.apache.spark.sql.execution.metric.SQLMetrics;
 import org.apache.spark.sql.types.DataType;
 
-import io.giql.spark.columns.FastResidual;
-import io.giql.spark.compat.GiqlExec;
+import io.giql.spark.columns.Residual;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
 
 import scala.Option;
-import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
 import scala.collection.immutable.Seq;
 import scala.runtime.AbstractFunction2;
@@ -47,7 +41,7 @@ import scala.runtime.AbstractFunction2;
  * two lo values (the start of the hulls' intersection), so each pair comes out once; memory is
  * the rows active at one position, not the tile.
  */
-public final class SweepIntervalJoinExec extends GiqlExec {
+public final class SweepIntervalJoinExec extends ExecNode {
   private static final long serialVersionUID = 1L;
 
   private final SparkPlan left;   // TileExpandExec (or what replaced it) over the left side
@@ -64,8 +58,6 @@ public final class SweepIntervalJoinExec extends GiqlExec {
   private final Option<Expression> residual;
   private final Seq<Attribute> joinOutput; // left.output ++ right.output of the logical join
   private final Option<Seq<NamedExpression>> projection;
-
-  private transient scala.collection.immutable.Map<String, SQLMetric> metricMap;
 
   public SweepIntervalJoinExec(SparkPlan left, SparkPlan right, Seq<Expression> leftKeys,
       Seq<Expression> rightKeys, Attribute leftTile, Attribute leftLo, Attribute leftHi,
@@ -110,34 +102,15 @@ public final class SweepIntervalJoinExec extends GiqlExec {
   }
 
   @Override
-  public int productArity() {
-    return 14;
+  protected Object[] fields() {
+    return new Object[] {
+        left, right, leftKeys, rightKeys, leftTile, leftLo, leftHi, rightTile, rightLo, rightHi,
+        tileWidth, residual, joinOutput, projection};
   }
 
   @Override
-  public Object productElement(int n) {
-    switch (n) {
-      case 0: return left;
-      case 1: return right;
-      case 2: return leftKeys;
-      case 3: return rightKeys;
-      case 4: return leftTile;
-      case 5: return leftLo;
-      case 6: return leftHi;
-      case 7: return rightTile;
-      case 8: return rightLo;
-      case 9: return rightHi;
-      case 10: return tileWidth;
-      case 11: return residual;
-      case 12: return joinOutput;
-      case 13: return projection;
-      default: throw new IndexOutOfBoundsException(String.valueOf(n));
-    }
-  }
-
-  @Override
-  public boolean canEqual(Object o) {
-    return o instanceof SweepIntervalJoinExec;
+  protected java.util.Map<String, String> metricDescriptions() {
+    return joinMetrics();
   }
 
   @Override
@@ -151,18 +124,6 @@ public final class SweepIntervalJoinExec extends GiqlExec {
         + rightKeys.mkString("[", ", ", "]") + ", tile width " + tileWidth
         + (residual.isDefined() ? ", residual " + residual.get() : "")
         + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "");
-  }
-
-  @Override
-  public scala.collection.immutable.Map<String, SQLMetric> metrics() {
-    if (metricMap == null) {
-      Map<String, SQLMetric> m = new java.util.LinkedHashMap<>();
-      m.put("numOutputRows", SQLMetrics.createMetric(sparkContext(), "number of output rows"));
-      m.put("numCandidates",
-          SQLMetrics.createMetric(sparkContext(), "number of hull-overlapping pairs"));
-      metricMap = Scala.map(m);
-    }
-    return metricMap;
   }
 
   private List<Expression> clustering(Seq<Expression> keys, Attribute tile) {
@@ -280,15 +241,14 @@ public final class SweepIntervalJoinExec extends GiqlExec {
   }
 
   /** Merges the two sorted partitions group by group, sweeping each (keys, tile) group. */
-  static final class SweepIterator extends AbstractIterator<InternalRow> {
+  static final class SweepIterator extends JoinIterator {
     private final Sweep s;
     private final Iterator<InternalRow> li;
     private final Iterator<InternalRow> ri;
     private final UnsafeProjection lKey;
     private final UnsafeProjection rKey;
     private final BaseOrdering keyOrd;
-    private final BasePredicate pred;
-    private final FastResidual fast;
+    private final Residual residual;
     private final UnsafeProjection result;
     private final JoinedRow joined = new JoinedRow();
     private InternalRow lNext;
@@ -302,11 +262,9 @@ public final class SweepIntervalJoinExec extends GiqlExec {
     private boolean xLeft;
     private ArrayList<UnsafeRow> bList;
     private int bi;
-    private InternalRow out;
-    private long outRows;
-    private long candRows;
 
     SweepIterator(Sweep s, Iterator<InternalRow> li, Iterator<InternalRow> ri) {
+      super(s.numOut, s.numCand);
       this.s = s;
       this.li = li;
       this.ri = ri;
@@ -314,14 +272,8 @@ public final class SweepIntervalJoinExec extends GiqlExec {
       this.rKey = UnsafeProjection.create(s.rightKeys);
       this.keyOrd = RowOrdering.createNaturalAscendingOrdering(
           Scala.seq(java.util.Arrays.asList(s.keyTypes)));
-      if (s.residual != null) {
-        this.pred = Predicate.create(s.residual, s.joinedInput);
-        this.pred.initialize(org.apache.spark.TaskContext.getPartitionId());
-        this.fast = FastResidual.compile(s.residual, s.leftIn, s.rightIn);
-      } else {
-        this.pred = null;
-        this.fast = null;
-      }
+      this.residual = Residual.of(s.residual, s.joinedInput, s.leftIn, s.rightIn,
+          org.apache.spark.TaskContext.getPartitionId());
       this.result = UnsafeProjection.create(s.output, s.joinedInput);
       this.lNext = li.hasNext() ? li.next() : null;
       this.rNext = ri.hasNext() ? ri.next() : null;
@@ -369,7 +321,8 @@ public final class SweepIntervalJoinExec extends GiqlExec {
       }
     }
 
-    private boolean advance() {
+    @Override
+    protected boolean advance() {
       while (true) {
         if (x != null) {
           while (bi < bList.size()) {
@@ -377,16 +330,8 @@ public final class SweepIntervalJoinExec extends GiqlExec {
             candRows++;
             if (xLeft) joined.apply(x, b);
             else joined.apply(b, x);
-            boolean ok;
-            if (pred == null) {
-              ok = true;
-            } else if (fast != null) {
-              int v = xLeft ? fast.eval(x, b) : fast.eval(b, x);
-              ok = v == FastResidual.TRUE || v == FastResidual.UNKNOWN && pred.eval(joined);
-            } else {
-              ok = pred.eval(joined);
-            }
-            if (ok) {
+            if (residual == null
+                || (xLeft ? residual.holds(x, b, joined) : residual.holds(b, x, joined))) {
               out = result.apply(joined);
               return true;
             }
@@ -419,27 +364,6 @@ public final class SweepIntervalJoinExec extends GiqlExec {
         // each pair is emitted only in the tile of max(lo_a, lo_b), which is lo of x here
         bi = Math.floorDiv(lo, s.width) == gTile ? 0 : bList.size();
       }
-    }
-
-    private void flush() {
-      s.numOut.add(outRows);
-      s.numCand.add(candRows);
-      outRows = 0;
-      candRows = 0;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return out != null || advance();
-    }
-
-    @Override
-    public InternalRow next() {
-      if (out == null && !advance()) throw new java.util.NoSuchElementException();
-      InternalRow r = out;
-      out = null;
-      outRows++;
-      return r;
     }
   }
 }

@@ -15,7 +15,6 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
 import org.apache.spark.sql.execution.SparkPlan;
 
-import io.giql.spark.compat.GiqlExec;
 import io.giql.spark.compat.Scala;
 
 import scala.collection.AbstractIterator;
@@ -29,7 +28,7 @@ import scala.runtime.AbstractFunction1;
  * tile and the hull appended as three columns. Rows that can match nothing (a NULL key or bound)
  * are dropped: the sweep join is an inner join.
  */
-public final class TileExpandExec extends GiqlExec {
+public final class TileExpandExec extends ExecNode {
   private static final long serialVersionUID = 1L;
 
   private final SparkPlan child;
@@ -82,28 +81,8 @@ public final class TileExpandExec extends GiqlExec {
   }
 
   @Override
-  public int productArity() {
-    return 8;
-  }
-
-  @Override
-  public Object productElement(int n) {
-    switch (n) {
-      case 0: return child;
-      case 1: return keys;
-      case 2: return lo;
-      case 3: return hi;
-      case 4: return tileWidth;
-      case 5: return tileAttr;
-      case 6: return loAttr;
-      case 7: return hiAttr;
-      default: throw new IndexOutOfBoundsException(String.valueOf(n));
-    }
-  }
-
-  @Override
-  public boolean canEqual(Object o) {
-    return o instanceof TileExpandExec;
+  protected Object[] fields() {
+    return new Object[] {child, keys, lo, hi, tileWidth, tileAttr, loAttr, hiAttr};
   }
 
   @Override
