@@ -31,8 +31,11 @@ import io.giql.spark.columns.Bind;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
 import io.giql.spark.index.PerRow;
+import io.giql.spark.merge.JoinKind;
+import io.giql.spark.merge.MergeJob;
 import io.giql.spark.merge.MergePlan;
 import io.giql.spark.merge.MergeSweep;
+import io.giql.spark.merge.SideSpec;
 
 import scala.Function1;
 import scala.Option;
@@ -147,11 +150,11 @@ public final class MergeIntervalJoinExec extends ExecNode {
     return plan;
   }
 
-  private MergeSweep.Kind kind() {
-    if (joinType == LeftOuter$.MODULE$) return MergeSweep.Kind.LEFT;
-    if (joinType == LeftSemi$.MODULE$) return MergeSweep.Kind.SEMI;
-    if (joinType == LeftAnti$.MODULE$) return MergeSweep.Kind.ANTI;
-    return MergeSweep.Kind.INNER;
+  private JoinKind kind() {
+    if (joinType == LeftOuter$.MODULE$) return JoinKind.LEFT;
+    if (joinType == LeftSemi$.MODULE$) return JoinKind.SEMI;
+    if (joinType == LeftAnti$.MODULE$) return JoinKind.ANTI;
+    return JoinKind.INNER;
   }
 
   private boolean existence() {
@@ -233,7 +236,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
     return Bind.bind(e, attrs);
   }
 
-  public static MergeSweep.SideSpec spec(Side s, String name, Expression key, Expression lo,
+  public static SideSpec spec(Side s, String name, Expression key, Expression lo,
       Expression hi) {
     HadoopFsRelation rel = s.relation;
     SparkSession session = rel.sparkSession();
@@ -255,14 +258,14 @@ public final class MergeIntervalJoinExec extends ExecNode {
     List<Attribute> out = s.output();
     DataType[] types = new DataType[out.size()];
     for (int i = 0; i < types.length; i++) types[i] = out.get(i).dataType();
-    return new MergeSweep.SideSpec(name, reader, filter, Scala.seq(project),
+    return new SideSpec(name, reader, filter, Scala.seq(project),
         bind(key, sideAttrs), bind(lo, sideAttrs), bind(hi, sideAttrs), types);
   }
 
   @Override
   public RDD<InternalRow> doExecute() {
-    MergeSweep.SideSpec ls = spec(left, "left", leftKey, leftLo, leftHi);
-    MergeSweep.SideSpec rs = spec(right, "right", rightKey, rightLo, rightHi);
+    SideSpec ls = spec(left, "left", leftKey, leftLo, leftHi);
+    SideSpec rs = spec(right, "right", rightKey, rightLo, rightHi);
     List<Attribute> la = left.output();
     List<Attribute> ra = right.output();
     List<Attribute> joined = new ArrayList<>();
@@ -283,7 +286,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
       }
       out = Scala.seq(e);
     }
-    MergeSweep.Job job = new MergeSweep.Job(kind(), counting(), ls, rs,
+    MergeJob job = new MergeJob(kind(), counting(), ls, rs,
         residual.isDefined() ? residual.get() : null, Scala.seq(la), Scala.seq(ra), out,
         Scala.seq(joined), plan, longMetric("numOutputRows"), longMetric("numCandidates"),
         longMetric("numFailovers"), longMetric("rowsRead"), Long.parseLong(
@@ -293,7 +296,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
     List<Object> seeds = new ArrayList<>();
     for (int i = 0; i < n; i++) seeds.add(i);
     RDD<Object> rdd = sparkContext().parallelize(Scala.seq(seeds), n, Scala.tag(Object.class));
-    return SparkLine.mapPartitionsWithIndex(rdd, new MergeSweep.TaskFn(job), false, false,
+    return SparkLine.mapPartitionsWithIndex(rdd, new MergeSweep(job), false, false,
         Scala.tag(InternalRow.class));
   }
 }

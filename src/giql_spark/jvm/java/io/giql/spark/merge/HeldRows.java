@@ -11,7 +11,7 @@ import java.util.ArrayList;
  * inserted where it belongs, among the few rows held.
  */
 final class HeldRows {
-  private final ArrayList<MergeSweep.Ent> rows = new ArrayList<>();
+  private final ArrayList<SweepRow> rows = new ArrayList<>();
   private int head;
 
   boolean isEmpty() {
@@ -19,13 +19,13 @@ final class HeldRows {
   }
 
   /** The first row, or null. */
-  MergeSweep.Ent peek() {
+  SweepRow peek() {
     return isEmpty() ? null : rows.get(head);
   }
 
-  MergeSweep.Ent poll() {
+  SweepRow poll() {
     if (isEmpty()) return null;
-    MergeSweep.Ent e = rows.get(head);
+    SweepRow e = rows.get(head);
     rows.set(head++, null);
     if (head == rows.size()) {
       rows.clear();
@@ -37,13 +37,13 @@ final class HeldRows {
     return e;
   }
 
-  void add(MergeSweep.Ent e) {
+  void add(SweepRow e) {
     int i = rows.size();
     while (i > head && before(e, rows.get(i - 1))) i--;
     rows.add(i, e);
   }
 
-  private static boolean before(MergeSweep.Ent a, MergeSweep.Ent b) {
+  private static boolean before(SweepRow a, SweepRow b) {
     if (a.rank != b.rank) return a.rank < b.rank;
     if (a.lo != b.lo) return a.lo < b.lo;
     return a.ord < b.ord;

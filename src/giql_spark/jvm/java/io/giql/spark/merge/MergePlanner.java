@@ -414,7 +414,7 @@ public final class MergePlanner {
       Expression key, Expression lo, Expression hi, long slack, int rows, String name,
       String[] why) {
     if (rows <= 0) return true;
-    MergeSweep.SideSpec spec = null;
+    SideSpec spec = null;
     int files = 0;
     for (ParquetLayout f : layout.files) {
       if (files >= SAMPLE_FILES) break;
@@ -433,7 +433,7 @@ public final class MergePlanner {
       String seen = SAMPLED.get(id);
       if (seen == null) {
         if (spec == null) spec = MergeIntervalJoinExec.spec(s, name, key, lo, hi);
-        MergeSweep.FileStream st = new MergeSweep.FileStream(spec,
+        FileStream st = new FileStream(spec,
             new org.apache.spark.sql.execution.datasources.PartitionedFile[] {
                 MergePlan.file(f, first.start, first.length)},
             MergePlan.ranks(first.keys), false, false, true, slack);
@@ -442,7 +442,7 @@ public final class MergePlanner {
           for (int i = 0; i < rows && st.next() != null; i++) {
             // reading is the check
           }
-        } catch (MergeSweep.Disorder d) {
+        } catch (Disorder d) {
           seen = d.detail;
         } catch (RuntimeException e) {
           seen = "could not read a sample: " + e;
