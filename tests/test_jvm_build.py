@@ -70,8 +70,8 @@ def test_hash_covers_sources_and_versions(tmp_path, monkeypatch):
     shutil.copytree(build.JAVA_DIR, java)
     monkeypatch.setattr(build, "JAVA_DIR", java)
     h1 = build.source_hash()
-    (java / "io" / "giql" / "spark" / "Scala.java").write_text(
-        (java / "io" / "giql" / "spark" / "Scala.java").read_text() + "\n// changed\n")
+    scala = java / "io" / "giql" / "spark" / "compat" / "Scala.java"
+    scala.write_text(scala.read_text() + "\n// changed\n")
     h2 = build.source_hash()
     monkeypatch.setattr(build, "pyspark_version", lambda: "0.0.0")
     h3 = build.source_hash()
