@@ -104,9 +104,11 @@ def source_hash(version: str | None = None) -> str:
     version = version or pyspark_version()
     h = hashlib.sha256()
     h.update(f"format={_FORMAT}\npyspark={version}\njavac={javac_version()}\n".encode())
-    root = JAVA_DIR.parent
     for src in sources(version):
-        h.update(str(src.relative_to(root)).encode() + b"\0")
+        # named from the folder above its own root ("java/..." or "java-spark/..."), so the hash
+        # does not depend on where the package lives, nor break when the roots are moved apart
+        root = JAVA_DIR if src.is_relative_to(JAVA_DIR) else LINE_DIR
+        h.update(str(src.relative_to(root.parent)).encode() + b"\0")
         h.update(src.read_bytes() + b"\0")
     return h.hexdigest()[:20]
 
