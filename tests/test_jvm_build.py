@@ -73,7 +73,8 @@ def test_hash_covers_sources_and_versions(tmp_path, monkeypatch):
     scala = java / "io" / "giql" / "spark" / "compat" / "Scala.java"
     scala.write_text(scala.read_text() + "\n// changed\n")
     h2 = build.source_hash()
-    monkeypatch.setattr(build, "pyspark_version", lambda: "0.0.0")
+    other = build.pyspark_version() + "9"  # another release of the same (supported) line
+    monkeypatch.setattr(build, "pyspark_version", lambda: other)
     h3 = build.source_hash()
     monkeypatch.setattr(build, "javac_version", lambda: "javac 99")
     h4 = build.source_hash()
