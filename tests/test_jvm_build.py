@@ -28,7 +28,7 @@ def test_fresh_cache_builds_the_jar(tmp_path, monkeypatch):
     with zipfile.ZipFile(jar) as z:
         names = set(z.namelist())
     assert "io/giql/spark/GiqlSparkExtensions.class" in names
-    assert "io/giql/spark/BroadcastIntervalJoinExec.class" in names
+    assert "io/giql/spark/exec/BroadcastIntervalJoinExec.class" in names
     # the second call reuses it and leaves no temporary folders behind
     mtime = jar.stat().st_mtime_ns
     assert build.jar_path() == jar and jar.stat().st_mtime_ns == mtime
@@ -70,10 +70,11 @@ def test_hash_covers_sources_and_versions(tmp_path, monkeypatch):
     shutil.copytree(build.JAVA_DIR, java)
     monkeypatch.setattr(build, "JAVA_DIR", java)
     h1 = build.source_hash()
-    (java / "io" / "giql" / "spark" / "Scala.java").write_text(
-        (java / "io" / "giql" / "spark" / "Scala.java").read_text() + "\n// changed\n")
+    scala = java / "io" / "giql" / "spark" / "compat" / "Scala.java"
+    scala.write_text(scala.read_text() + "\n// changed\n")
     h2 = build.source_hash()
-    monkeypatch.setattr(build, "pyspark_version", lambda: "0.0.0")
+    other = build.pyspark_version() + "9"  # another release of the same (supported) line
+    monkeypatch.setattr(build, "pyspark_version", lambda: other)
     h3 = build.source_hash()
     monkeypatch.setattr(build, "javac_version", lambda: "javac 99")
     h4 = build.source_hash()

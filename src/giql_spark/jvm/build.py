@@ -33,6 +33,8 @@ from pathlib import Path
 
 JAVA_DIR = Path(__file__).resolve().parent / "java"
 LINE_DIR = Path(__file__).resolve().parent / "java-spark"
+TEST_DIR = Path(__file__).resolve().parent / "java-test"  # unit tests; not in the jar
+TEST_MAIN = "io.giql.spark.UnitTests"
 JAR_NAME = "giql-spark-jvm.jar"
 _FORMAT = "2"  # bump when the build recipe itself changes
 _lock = threading.Lock()
@@ -109,6 +111,8 @@ def source_hash(version: str | None = None) -> str:
     except UnsupportedSparkError:  # refused when built; the hash itself is still defined
         srcs = sorted(JAVA_DIR.rglob("*.java"))
     for src in srcs:
+        # named from its own root (java/... or java-spark/...), so the hash does not depend on
+        # where the package lives
         base = JAVA_DIR if src.is_relative_to(JAVA_DIR) else LINE_DIR
         h.update(f"{base.name}/{src.relative_to(base)}".encode() + b"\0")
         h.update(src.read_bytes() + b"\0")
@@ -222,6 +226,48 @@ def build_for(spark: str | None = None, jars: Path | None = None,
         shutil.copyfile(jar, out)
         return out
     return jar
+
+
+# what Spark's own launcher opens on Java 17 (Spark's Platform and serializers reach into these)
+_JAVA_OPENS = [
+    "java.base/java.lang", "java.base/java.lang.invoke", "java.base/java.lang.reflect",
+    "java.base/java.io", "java.base/java.net", "java.base/java.nio", "java.base/java.util",
+    "java.base/java.util.concurrent", "java.base/java.util.concurrent.atomic",
+    "java.base/sun.nio.ch", "java.base/sun.nio.cs", "java.base/sun.security.action",
+    "java.base/sun.util.calendar",
+]
+
+
+def run_unit_tests(timeout: float = 600) -> subprocess.CompletedProcess:
+    """Compile the JVM unit tests (``java-test/``) against the jar and run them.
+
+    The tests are compiled with the same javac and classpath as the jar (plus the jar itself)
+    into a temporary folder, and run with ``java``; the result's stdout ends with
+    ``N passed, M failed`` and its return code is 0 only when none failed. Raises
+    :class:`JvmBuildError` when the tests do not compile.
+    """
+    jar = jar_path()
+    jars = pyspark_jars_dir()
+    srcs = sorted(TEST_DIR.rglob("*.java"))
+    if not srcs:
+        raise JvmBuildError(f"no Java tests under {TEST_DIR}")
+    cp = os.pathsep.join([str(jar), str(jars / "*")])
+    with tempfile.TemporaryDirectory(prefix="giql-jvm-tests-") as tmp:
+        classes = Path(tmp) / "classes"
+        classes.mkdir()
+        argfile = Path(tmp) / "sources.txt"
+        argfile.write_text("\n".join(f'"{s.as_posix()}"' for s in srcs) + "\n")
+        out = subprocess.run(
+            [_tool("javac"), "--release", "17", "-encoding", "UTF-8", "-nowarn", "-g",
+             "-proc:none", "-cp", cp, "-d", str(classes), f"@{argfile}"],
+            capture_output=True, text=True)
+        if out.returncode != 0:
+            head = "\n".join((out.stderr or out.stdout).strip().splitlines()[:20])
+            raise JvmBuildError(f"javac could not compile giql-spark's Java tests:\n{head}")
+        opens = [f"--add-opens={m}=ALL-UNNAMED" for m in _JAVA_OPENS]
+        return subprocess.run(
+            [_tool("java"), *opens, "-cp", os.pathsep.join([str(classes), cp]), TEST_MAIN],
+            capture_output=True, text=True, timeout=timeout)
 
 
 def main(argv: list[str] | None = None) -> int:

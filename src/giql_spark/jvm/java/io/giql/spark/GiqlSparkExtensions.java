@@ -9,7 +9,10 @@ import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
 import org.apache.spark.sql.execution.SparkStrategy;
 
+import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.SparkLine;
+import io.giql.spark.plan.BandJoinStrategy;
+import io.giql.spark.plan.BandMarker;
 
 import scala.Tuple3;
 import scala.runtime.AbstractFunction1;

@@ -18,6 +18,8 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat$;
 import org.apache.spark.sql.types.StructType;
 
+import io.giql.spark.compat.Scala;
+
 import scala.Option;
 
 /**

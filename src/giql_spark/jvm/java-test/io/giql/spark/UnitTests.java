@@ -1,0 +1,17 @@
+package io.giql.spark;
+
+/**
+ * Runs the JVM side's unit tests (no SparkSession) and prints "N passed, M failed"; the exit
+ * code is 0 only when none failed.
+ */
+public final class UnitTests {
+  private UnitTests() {}
+
+  public static void main(String[] args) {
+    Check c = new Check();
+    io.giql.spark.index.IntervalIndexTest.run(c);
+    io.giql.spark.merge.UnitSweepTest.run(c);
+    System.out.println(c.passed() + " passed, " + c.failed() + " failed");
+    System.exit(c.failed() == 0 ? 0 : 1);
+  }
+}

@@ -1,0 +1,128 @@
+package io.giql.spark.columns;
+
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Greatest;
+import org.apache.spark.sql.catalyst.expressions.Least;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.IntegerType$;
+import org.apache.spark.sql.types.LongType$;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * An integer expression over the scan row evaluated straight on the batch's column vectors:
+ * a column, or {@code least} / {@code greatest} of two (the hull of an interval's two ends).
+ *
+ * <p>Why: a merge count needs of each row only its bounds and the columns its residual reads;
+ * projecting every row into an UnsafeRow to read them back cost more than reading them. Anything
+ * else is left to Spark's projection ({@link #of} returns null).
+ */
+public abstract class LongColumn {
+  public abstract void batch(ColumnarBatch b);
+
+  public abstract boolean isNull(int row);
+
+  /** The value; call only when not {@link #isNull}. */
+  public abstract long get(int row);
+
+  /**
+   * The evaluators of bound {@code es}, or null when one is not of the forms above. They share
+   * one reader per column, which decodes a row's value once however many of them read it (the
+   * bounds and the residual all read start and end).
+   */
+  public static LongColumn[] of(java.util.List<Expression> es) {
+    java.util.Map<Integer, Col> cols = new java.util.HashMap<>();
+    LongColumn[] out = new LongColumn[es.size()];
+    for (int i = 0; i < out.length; i++) {
+      if ((out[i] = of(es.get(i), cols)) == null) return null;
+    }
+    return out;
+  }
+
+  private static LongColumn of(Expression e, java.util.Map<Integer, Col> cols) {
+    while (e instanceof Alias) e = ((Alias) e).child();
+    if (e instanceof BoundReference) {
+      DataType t = e.dataType();
+      int ord = ((BoundReference) e).ordinal();
+      if (t != LongType$.MODULE$ && t != IntegerType$.MODULE$) return null;
+      return cols.computeIfAbsent(ord, k -> new Col(k, t == IntegerType$.MODULE$));
+    }
+    boolean least = e instanceof Least;
+    if (least || e instanceof Greatest) {
+      scala.collection.Seq<Expression> ch = e.children();
+      if (ch.size() != 2) return null;
+      LongColumn a = of(ch.apply(0), cols);
+      LongColumn b = of(ch.apply(1), cols);
+      return a == null || b == null ? null : new MinMax(a, b, least);
+    }
+    return null;
+  }
+
+  private static final class Col extends LongColumn {
+    private final int ord;
+    private final boolean isInt;
+    private ColumnVector v;
+    private int row = -1;     // the row whose value is cached
+    private long value;
+
+    Col(int ord, boolean isInt) {
+      this.ord = ord;
+      this.isInt = isInt;
+    }
+
+    @Override
+    public void batch(ColumnarBatch b) {
+      v = b.column(ord);
+      row = -1;
+    }
+
+    @Override
+    public boolean isNull(int r) {
+      return v.isNullAt(r);
+    }
+
+    @Override
+    public long get(int r) {
+      if (r != row) {
+        value = isInt ? v.getInt(r) : v.getLong(r);
+        row = r;
+      }
+      return value;
+    }
+  }
+
+  /** Spark's least / greatest: NULLs are skipped; NULL only when both are. */
+  private static final class MinMax extends LongColumn {
+    private final LongColumn a;
+    private final LongColumn b;
+    private final boolean least;
+
+    MinMax(LongColumn a, LongColumn b, boolean least) {
+      this.a = a;
+      this.b = b;
+      this.least = least;
+    }
+
+    @Override
+    public void batch(ColumnarBatch batch) {
+      a.batch(batch);
+      b.batch(batch);
+    }
+
+    @Override
+    public boolean isNull(int row) {
+      return a.isNull(row) && b.isNull(row);
+    }
+
+    @Override
+    public long get(int row) {
+      if (a.isNull(row)) return b.get(row);
+      if (b.isNull(row)) return a.get(row);
+      long x = a.get(row);
+      long y = b.get(row);
+      return least ? Math.min(x, y) : Math.max(x, y);
+    }
+  }
+}

@@ -1,0 +1,317 @@
+package io.giql.spark.merge;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.spark.paths.SparkPath$;
+import org.apache.spark.sql.catalyst.InternalRow$;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+
+/**
+ * Which row groups each task of a merge interval join reads. Built on the driver from the two
+ * sides' {@link ParquetLayout}s.
+ *
+ * <p>Each side's files (in path order) are a sequence of row groups whose keys must come in runs:
+ * a key continues into the next row group only as that row group's first key, after being the
+ * last key of the one before (a file sorted, or only grouped, by key). The keys that can produce
+ * output (both sides' for inner and semi joins, the left side's for left outer and anti joins) in
+ * the left side's order are cut into contiguous ranges of about equal rows, one per task. Within a
+ * task, consecutive keys whose order the right side shares form a unit: one pass over each
+ * side's row groups holding the unit's keys (a row group holding keys of two units or tasks is
+ * read by both, each keeping its own keys). Rows with a NULL key, which only a left outer or anti
+ * join outputs, are read by one more unit.
+ */
+public final class MergePlan implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** One pass over both sides. */
+  public static final class Unit implements Serializable {
+    private static final long serialVersionUID = 1L;
+    /** The keys, in the order both sides hold them; their index is their rank. */
+    final Object[] keys;
+    final PartitionedFile[] left;
+    final PartitionedFile[] right;
+    /** The unit of the left side's rows with a NULL key (keys is empty). */
+    final boolean nullKeys;
+    final long leftRows;
+    final long rightRows;
+
+    Unit(Object[] keys, PartitionedFile[] left, PartitionedFile[] right, boolean nullKeys,
+        long leftRows, long rightRows) {
+      this.keys = keys;
+      this.left = left;
+      this.right = right;
+      this.nullKeys = nullKeys;
+      this.leftRows = leftRows;
+      this.rightRows = rightRows;
+    }
+  }
+
+  public final Unit[][] tasks;
+  final long leftRows;
+  final long rightRows;
+  final int leftGroups;
+  final int rightGroups;
+
+  private MergePlan(Unit[][] tasks, long leftRows, long rightRows, int leftGroups,
+      int rightGroups) {
+    this.tasks = tasks;
+    this.leftRows = leftRows;
+    this.rightRows = rightRows;
+    this.leftGroups = leftGroups;
+    this.rightGroups = rightGroups;
+  }
+
+  int numUnits() {
+    int n = 0;
+    for (Unit[] t : tasks) n += t.length;
+    return n;
+  }
+
+  public String describe() {
+    return tasks.length + " tasks, " + numUnits() + " units, row groups " + leftGroups + " + "
+        + rightGroups + ", rows " + leftRows + " + " + rightRows;
+  }
+
+  /** A side's row groups in reading order, and where each key's rows are. */
+  static final class Side {
+    final List<ParquetLayout> files = new ArrayList<>();
+    final List<int[]> groups = new ArrayList<>(); // {file, group}
+    final LinkedHashMap<Object, KeyRuns> keys = new LinkedHashMap<>();
+    long rows;
+    /** Indexes (into groups) of the row groups that may hold NULL keys. */
+    final List<Integer> nullGroups = new ArrayList<>();
+
+    ParquetLayout.RowGroup group(int g) {
+      int[] fg = groups.get(g);
+      return files.get(fg[0]).groups[fg[1]];
+    }
+  }
+
+  static final class KeyRuns {
+    final int position;      // order of first appearance on its side
+    final List<Integer> groups = new ArrayList<>();
+    double rows;
+    long posMaxSeen = Long.MIN_VALUE; // last single-key row group's max position
+
+    KeyRuns(int position) {
+      this.position = position;
+    }
+  }
+
+  /**
+   * Builds a side from its files' layouts; returns null and sets {@code why[0]} when the footers
+   * do not show the keys in runs.
+   */
+  static Side side(List<ParquetLayout> layouts, String name, String[] why) {
+    Side s = new Side();
+    List<ParquetLayout> sorted = new ArrayList<>(layouts);
+    sorted.sort((a, b) -> a.path.compareTo(b.path));
+    int prev = -1;
+    Object prevLast = null;
+    for (ParquetLayout l : sorted) {
+      if (l.problem != null) {
+        why[0] = name + ": " + l.problem;
+        return null;
+      }
+      int f = s.files.size();
+      s.files.add(l);
+      for (int i = 0; i < l.groups.length; i++) {
+        ParquetLayout.RowGroup rg = l.groups[i];
+        if (rg.rows == 0) continue;
+        int g = s.groups.size();
+        s.groups.add(new int[] {f, i});
+        s.rows += rg.rows;
+        if (rg.nullKeys != 0) s.nullGroups.add(g);
+        if (rg.keys == null) {
+          why[0] = name + ": the footer of " + l.path + " does not tell the keys of row group " + i
+              + " (no dictionary and min != max)";
+          return null;
+        }
+        if (rg.keys.length == 0) continue;
+        for (int j = 0; j < rg.keys.length; j++) {
+          Object k = rg.keys[j];
+          KeyRuns kr = s.keys.get(k);
+          if (kr == null) {
+            kr = new KeyRuns(s.keys.size());
+            s.keys.put(k, kr);
+          } else if (!(j == 0 && prev >= 0 && k.equals(prevLast)
+              && kr.groups.get(kr.groups.size() - 1) == prev)) {
+            why[0] = name + ": key " + k + " is not in one run of row groups (" + l.path
+                + ", row group " + i + "): the rows are not sorted by key";
+            return null;
+          }
+          if (rg.keys.length == 1 && rg.hasPos && rg.nullKeys == 0) {
+            if (rg.posMin < kr.posMaxSeen) {
+              why[0] = name + ": positions of key " + k + " go back at row group " + i + " of "
+                  + l.path + ": the rows are not sorted by position";
+              return null;
+            }
+            kr.posMaxSeen = rg.posMax;
+          } else {
+            kr.posMaxSeen = Long.MIN_VALUE;
+          }
+          kr.groups.add(g);
+          kr.rows += (double) rg.nonNullRows() / rg.keys.length;
+        }
+        prev = g;
+        prevLast = rg.keys[rg.keys.length - 1];
+      }
+    }
+    return s;
+  }
+
+  /**
+   * The tasks. {@code leftKeysOnly}: keys the right side lacks still produce output (left outer
+   * and anti joins), as do the left side's NULL keys.
+   */
+  static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks) {
+    List<Object> keys = new ArrayList<>();
+    List<Double> weight = new ArrayList<>();
+    double total = 0;
+    for (Map.Entry<Object, KeyRuns> e : l.keys.entrySet()) {
+      KeyRuns rk = r.keys.get(e.getKey());
+      if (rk == null && !leftKeysOnly) continue;
+      double w = e.getValue().rows + (rk == null ? 0 : rk.rows);
+      keys.add(e.getKey());
+      weight.add(w);
+      total += w;
+    }
+    int n = Math.max(1, Math.min(numTasks, keys.size()));
+    // cut the keys into n ranges of about equal weight, at the boundary nearest each quantile
+    List<List<Object>> ranges = new ArrayList<>();
+    List<Object> cur = new ArrayList<>();
+    double acc = 0;
+    int made = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      double w = weight.get(i);
+      double target = total * (made + 1) / n;
+      if (!cur.isEmpty() && made < n - 1 && acc + w / 2 > target) {
+        ranges.add(cur);
+        cur = new ArrayList<>();
+        made++;
+      }
+      cur.add(keys.get(i));
+      acc += w;
+    }
+    if (!cur.isEmpty() || ranges.isEmpty()) ranges.add(cur);
+    List<List<Unit>> tasks = new ArrayList<>();
+    for (List<Object> range : ranges) {
+      List<Unit> units = new ArrayList<>();
+      List<Object> unit = new ArrayList<>();
+      int lastR = -1;
+      for (Object k : range) {
+        KeyRuns rk = r.keys.get(k);
+        int rp = rk == null ? -1 : rk.position;
+        if (!unit.isEmpty() && rp >= 0 && rp < lastR) {
+          units.add(unit(l, r, unit));
+          unit = new ArrayList<>();
+          lastR = -1;
+        }
+        unit.add(k);
+        if (rp >= 0) lastR = rp;
+      }
+      if (!unit.isEmpty()) units.add(unit(l, r, unit));
+      tasks.add(units);
+    }
+    if (leftKeysOnly && !l.nullGroups.isEmpty()) {
+      // the NULL keys of the left side go to the task with the fewest rows
+      int best = 0;
+      long bestRows = Long.MAX_VALUE;
+      for (int t = 0; t < tasks.size(); t++) {
+        long rows = 0;
+        for (Unit u : tasks.get(t)) rows += u.leftRows + u.rightRows;
+        if (rows < bestRows) {
+          bestRows = rows;
+          best = t;
+        }
+      }
+      long rows = 0;
+      for (int g : l.nullGroups) rows += Math.max(0, l.group(g).nullKeys);
+      tasks.get(best).add(new Unit(new Object[0], ranges(l, l.nullGroups), new PartitionedFile[0],
+          true, rows, 0));
+    }
+    Unit[][] out = new Unit[tasks.size()][];
+    for (int t = 0; t < out.length; t++) out[t] = tasks.get(t).toArray(new Unit[0]);
+    return new MergePlan(out, l.rows, r.rows, l.groups.size(), r.groups.size());
+  }
+
+  private static Unit unit(Side l, Side r, List<Object> keys) {
+    List<Integer> lg = new ArrayList<>();
+    List<Integer> rg = new ArrayList<>();
+    double lr = 0;
+    double rr = 0;
+    for (Object k : keys) {
+      KeyRuns a = l.keys.get(k);
+      lg.addAll(a.groups);
+      lr += a.rows;
+      KeyRuns b = r.keys.get(k);
+      if (b != null) {
+        rg.addAll(b.groups);
+        rr += b.rows;
+      }
+    }
+    return new Unit(keys.toArray(), ranges(l, lg), ranges(r, rg), false, (long) lr, (long) rr);
+  }
+
+  /** The byte ranges that select exactly these row groups (contiguous ones merged). */
+  private static PartitionedFile[] ranges(Side s, List<Integer> groups) {
+    int[] gs = groups.stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
+    List<PartitionedFile> out = new ArrayList<>();
+    int i = 0;
+    while (i < gs.length) {
+      int[] fg = s.groups.get(gs[i]);
+      ParquetLayout f = s.files.get(fg[0]);
+      long start = f.groups[fg[1]].start;
+      long end = start + f.groups[fg[1]].length;
+      int lastIdx = fg[1];
+      int j = i + 1;
+      while (j < gs.length) {
+        int[] nx = s.groups.get(gs[j]);
+        if (nx[0] != fg[0]) break;
+        // skipped empty row groups between two chosen ones are harmless to include
+        boolean contiguous = true;
+        for (int q = lastIdx + 1; q < nx[1]; q++) {
+          if (f.groups[q].rows != 0) contiguous = false;
+        }
+        if (!contiguous) break;
+        end = f.groups[nx[1]].start + f.groups[nx[1]].length;
+        lastIdx = nx[1];
+        j++;
+      }
+      out.add(file(f, start, end - start));
+      i = j;
+    }
+    return out.toArray(new PartitionedFile[0]);
+  }
+
+  static PartitionedFile file(ParquetLayout f, long start, long length) {
+    return PartitionedFile.apply(InternalRow$.MODULE$.empty(),
+        SparkPath$.MODULE$.fromPathString(f.path), start, length, new String[0],
+        f.modificationTime, f.size, scala.collection.immutable.Map$.MODULE$.empty());
+  }
+
+  static Map<Object, Integer> ranks(Object[] keys) {
+    Map<Object, Integer> m = new HashMap<>(keys.length * 2);
+    for (int i = 0; i < keys.length; i++) m.put(keys[i], i);
+    return m;
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder(describe());
+    for (Unit[] t : tasks) {
+      sb.append("\n task:");
+      for (Unit u : t) {
+        sb.append(" [").append(u.nullKeys ? "NULL" : Arrays.toString(u.keys)).append(" L")
+            .append(u.left.length).append(" R").append(u.right.length).append(']');
+      }
+    }
+    return sb.toString();
+  }
+}

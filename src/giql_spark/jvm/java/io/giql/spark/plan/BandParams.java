@@ -1,0 +1,97 @@
+package io.giql.spark.plan;
+
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The options string of a giql_band marker: {@code key=value} pairs separated by ';' or ','.
+ *
+ * <ul>
+ *   <li>{@code algo}: {@code auto} (default), {@code merge}, {@code broadcast} (interval index,
+ *       one side broadcast) or {@code sweep}. {@code auto} and {@code merge} take the merge join
+ *       ({@link MergeIntervalJoinExec}: both sides Parquet files sorted by key and position, no
+ *       shuffle) when the inputs allow it and {@code spark.giql.merge.enabled} is not false
+ *       ({@code merge} ignores that setting); otherwise {@code auto} broadcasts unless the join is
+ *       inner and the smaller side's estimated size is known and exceeds
+ *       {@code spark.giql.broadcastMaxBytes} (default 2g), and {@code merge} does the same.</li>
+ *   <li>{@code build}: {@code auto} (default), {@code left} or {@code right}: which side the
+ *       broadcast index is built from.</li>
+ *   <li>{@code index}: {@code auto} (default), {@code tree} (implicit augmented interval tree)
+ *       or {@code scan} (sorted starts plus the widest interval of the key).</li>
+ *   <li>{@code algo=sweep}: both sides shuffled by (key, tile) and swept (inner joins);
+ *       {@code tile}: the tile width of the sweep ({@code auto} = 1,000,000).</li>
+ * </ul>
+ */
+final class BandParams implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  final String algo;
+  final String build;
+  final String index;
+  final long tile; // sweep tile width; 0 = auto
+
+  private BandParams(String algo, String build, String index, long tile) {
+    this.algo = algo;
+    this.build = build;
+    this.index = index;
+    this.tile = tile;
+  }
+
+  /** Parses {@code text}; throws IllegalArgumentException with a readable message. */
+  static BandParams parse(String text) {
+    Map<String, String> kv = new LinkedHashMap<>();
+    kv.put("algo", "auto");
+    kv.put("build", "auto");
+    kv.put("index", "auto");
+    kv.put("tile", "auto");
+    if (text != null) {
+      for (String part : text.split("[;,]")) {
+        String p = part.trim();
+        if (p.isEmpty()) continue;
+        int eq = p.indexOf('=');
+        if (eq < 0) {
+          throw new IllegalArgumentException("giql_band option '" + p + "' is not key=value");
+        }
+        String k = p.substring(0, eq).trim().toLowerCase(Locale.ROOT);
+        String v = p.substring(eq + 1).trim().toLowerCase(Locale.ROOT);
+        if (!kv.containsKey(k)) {
+          throw new IllegalArgumentException(
+              "giql_band has no option '" + k + "' (options: algo, build, index, tile)");
+        }
+        kv.put(k, v);
+      }
+    }
+    check("algo", kv.get("algo"), "auto", "broadcast", "sweep", "merge");
+    check("build", kv.get("build"), "auto", "left", "right");
+    check("index", kv.get("index"), "auto", "tree", "scan");
+    long tile = 0;
+    if (!"auto".equals(kv.get("tile"))) {
+      try {
+        tile = Long.parseLong(kv.get("tile"));
+      } catch (NumberFormatException e) {
+        tile = -1;
+      }
+      if (tile <= 0) {
+        throw new IllegalArgumentException(
+            "giql_band option tile=" + kv.get("tile") + " is not a positive integer (or auto)");
+      }
+    }
+    return new BandParams(kv.get("algo"), kv.get("build"), kv.get("index"), tile);
+  }
+
+  private static void check(String key, String value, String... allowed) {
+    for (String a : allowed) {
+      if (a.equals(value)) return;
+    }
+    throw new IllegalArgumentException(
+        "giql_band option " + key + "=" + value + " is not one of " + String.join(", ", allowed));
+  }
+
+  @Override
+  public String toString() {
+    return "algo=" + algo + ";build=" + build + ";index=" + index + ";tile="
+        + (tile == 0 ? "auto" : String.valueOf(tile));
+  }
+}

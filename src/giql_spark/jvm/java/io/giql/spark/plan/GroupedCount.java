@@ -1,0 +1,319 @@
+package io.giql.spark.plan;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.AttributeSet;
+import org.apache.spark.sql.catalyst.expressions.Coalesce;
+import org.apache.spark.sql.catalyst.expressions.ExprId;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.MonotonicallyIncreasingID;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Complete$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Count;
+import org.apache.spark.sql.catalyst.expressions.aggregate.First;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Last;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Max;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Min;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Sum;
+import org.apache.spark.sql.catalyst.plans.InnerLike;
+import org.apache.spark.sql.catalyst.plans.LeftOuter$;
+import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
+import org.apache.spark.sql.catalyst.plans.logical.Filter;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.execution.ProjectExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.aggregate.AggUtils;
+import org.apache.spark.sql.types.IntegralType;
+import org.apache.spark.sql.types.LongType$;
+import org.apache.spark.sql.types.Metadata;
+
+import io.giql.spark.compat.Scala;
+import io.giql.spark.index.PerRow;
+
+import scala.Option;
+import scala.collection.immutable.Seq;
+import scala.runtime.AbstractPartialFunction;
+
+/**
+ * {@code SELECT <left columns>, COUNT(*) ... FROM a JOIN b ON <interval condition> GROUP BY
+ * <left columns>} (inner or left join, under any projections): the join reports one row per
+ * left row with the number of join rows it makes ({@link PerRow}), and Spark's aggregate sums
+ * those counts per group. The same groups and counts as counting the pairs, with one row per
+ * left row reaching the aggregate instead of one per pair.
+ *
+ * <p>Matched: grouping expressions over the left side only; {@code COUNT}s of {@code *} or of
+ * expressions that are never NULL on their side (a left row's count is then its number of join
+ * rows, or, for a right-side argument, of matches; all of one kind); other results over the grouping
+ * expressions, or {@code first}, {@code last}, {@code min}, {@code max} of left expressions
+ * (their value over a group's left rows does not depend on how often each row repeats).
+ */
+final class GroupedCount {
+  private GroupedCount() {}
+
+  /** Plans the join as a per-row count; null where it cannot. */
+  interface Planner {
+    SparkPlan plan(Join join, Seq<NamedExpression> keep, PerRow perRow);
+  }
+
+  static Seq<SparkPlan> plan(Aggregate a, Planner planner) {
+    if (a.groupingExpressions().isEmpty()) return Scala.seqOf();
+    List<Project> projects = new ArrayList<>();
+    LogicalPlan child = a.child();
+    while (child instanceof Project) {
+      projects.add((Project) child);
+      child = ((Project) child).child();
+    }
+    if (!(child instanceof Join)) return Scala.seqOf();
+    Join j = (Join) child;
+    boolean leftOuter = j.joinType() == LeftOuter$.MODULE$;
+    if (!(j.joinType() instanceof InnerLike) && !leftOuter) return Scala.seqOf();
+    if (j.condition().isEmpty() || !hasMarker(j.condition().get())) return Scala.seqOf();
+    AttributeSet leftSet = j.left().outputSet();
+
+    List<NamedExpression> grouping = new ArrayList<>();
+    List<Expression> groupingExprs = new ArrayList<>();
+    for (Expression g : Scala.list(a.groupingExpressions())) {
+      Expression s = inline(g, projects);
+      if (!s.deterministic() || !s.references().subsetOf(leftSet)) return Scala.seqOf();
+      grouping.add(s instanceof Attribute ? (Attribute) s
+          : new Alias(s, "_groupingexpression", NamedExpression.newExprId(), Scala.seqOf(),
+              Option.empty(), Scala.seqOf()));
+      groupingExprs.add(s);
+    }
+
+    Attribute count = new AttributeReference("__giql_per_row_count", LongType$.MODULE$, false,
+        Metadata.empty(), NamedExpression.newExprId(), Scala.seqOf());
+    Boolean[] floorOne = {null};
+    AggregateExpression[] sum = {null};
+    List<Expression> sums = new ArrayList<>();
+    List<Attribute> sumAttrs = new ArrayList<>();
+    AttributeSet joinSet = leftSet.$plus$plus(j.right().outputSet());
+    List<AggregateExpression> aggs = new ArrayList<>();
+    List<NamedExpression> results = new ArrayList<>();
+    Map<ExprId, Attribute> reads = new java.util.LinkedHashMap<>();
+    for (NamedExpression ne : Scala.list(a.aggregateExpressions())) {
+      boolean[] ok = {true};
+      Expression s = inline((Expression) ne, projects).transformDown(
+          new AbstractPartialFunction<Expression, Expression>() {
+            @Override
+            public boolean isDefinedAt(Expression x) {
+              if (x instanceof AggregateExpression) return true;
+              for (Expression g : groupingExprs) if (x.semanticEquals(g)) return true;
+              return false;
+            }
+
+            @Override
+            public Expression apply(Expression x) {
+              if (x instanceof AggregateExpression) {
+                AggregateExpression ae = (AggregateExpression) x;
+                AggregateFunction f = ae.aggregateFunction();
+                if (f instanceof Count) {
+                  // counts of every join row (or every match) are all the same per-row sum
+                  Boolean every = ae.isDistinct() || ae.filter().isDefined()
+                      || ae.mode() != Complete$.MODULE$ ? null : countsEveryRow(f, projects, j);
+                  if (every == null || floorOne[0] != null
+                      && floorOne[0] != (leftOuter && every)) {
+                    ok[0] = false;
+                    return x;
+                  }
+                  if (floorOne[0] == null) {
+                    floorOne[0] = leftOuter && every;
+                    sum[0] = AggregateExpression$.MODULE$.apply(new Sum(count),
+                        Complete$.MODULE$, false, Option.empty());
+                    aggs.add(sum[0]);
+                  }
+                  return new Coalesce(Scala.<Expression>seqOf(sum[0].resultAttribute(),
+                      new Literal(0L, LongType$.MODULE$)));
+                }
+                if (f instanceof Sum && !ae.isDistinct() && ae.filter().isEmpty()
+                    && ae.mode() == Complete$.MODULE$ && sums.size() < 63) {
+                  // a sum over the join rows of any integral expression: each left row sums
+                  // its own join rows, Spark's aggregate sums the rows of a group
+                  Expression e = inline(f.children().head(), projects);
+                  if (e.deterministic() && e.references().subsetOf(joinSet)
+                      && e.dataType() instanceof IntegralType) {
+                    Attribute part = new AttributeReference("__giql_per_row_sum",
+                        LongType$.MODULE$, true, Metadata.empty(), NamedExpression.newExprId(),
+                        Scala.seqOf());
+                    sums.add(e);
+                    sumAttrs.add(part);
+                    AggregateExpression total = AggregateExpression$.MODULE$.apply(
+                        new Sum(part), Complete$.MODULE$, false, Option.empty());
+                    aggs.add(total);
+                    return total.resultAttribute();
+                  }
+                }
+                if (!(f instanceof First || f instanceof Last || f instanceof Min
+                    || f instanceof Max) || ae.isDistinct() || ae.filter().isDefined()
+                    || ae.mode() != Complete$.MODULE$ || !f.deterministic()
+                    || !f.references().subsetOf(leftSet)) {
+                  ok[0] = false;
+                  return x;
+                }
+                for (Attribute r : Scala.list(f.references().toSeq())) reads.put(r.exprId(), r);
+                aggs.add(ae);
+                return ae.resultAttribute();
+              }
+              for (int k = 0; k < groupingExprs.size(); k++) {
+                if (x.semanticEquals(groupingExprs.get(k))) return grouping.get(k).toAttribute();
+              }
+              return x;
+            }
+          });
+      if (!ok[0]) return Scala.seqOf();
+      // what is left must read only the grouping columns and aggregate results
+      for (Attribute r : Scala.list(s.references().toSeq())) {
+        if (!isOutput(r, grouping, aggs)) return Scala.seqOf();
+      }
+      if (s instanceof NamedExpression && ((NamedExpression) s).exprId().equals(ne.exprId())) {
+        results.add((NamedExpression) s);
+      } else {
+        Expression body = s instanceof Alias ? ((Alias) s).child() : s;
+        results.add(new Alias(body, ne.name(), ne.exprId(), ne.qualifier(), Option.empty(),
+            Scala.seqOf()));
+      }
+    }
+    if (floorOne[0] == null && sums.isEmpty()) return Scala.seqOf();
+    PerRow perRow = new PerRow(count, floorOne[0] != null && floorOne[0], sums, sumAttrs);
+
+    List<NamedExpression> keep = new ArrayList<>(grouping);
+    for (Attribute r : reads.values()) {
+      boolean have = false;
+      for (NamedExpression g : grouping) have |= g.exprId().equals(r.exprId());
+      if (!have) keep.add(r);
+    }
+    SparkPlan op = planner.plan(j, Scala.seq(keep), perRow);
+    if (op == null) return Scala.seqOf();
+    List<NamedExpression> groupAttrs = new ArrayList<>();
+    for (NamedExpression g : grouping) groupAttrs.add(g.toAttribute());
+    if (groupsOneLeftRow(grouping, j.left())) return Scala.seqOf(perRowProject(results, aggs, op));
+    return Scala.imm(AggUtils.planAggregateWithoutDistinct(Scala.seq(groupAttrs), Scala.seq(aggs),
+        Scala.seq(results), op));
+  }
+
+  /**
+   * Whether some grouping column is a row id made on the left side
+   * ({@code monotonically_increasing_id()}, as the DataFrame API's {@code count_overlaps} groups):
+   * then each group is one left row, which the operator reports at most once.
+   */
+  private static boolean groupsOneLeftRow(List<NamedExpression> grouping, LogicalPlan left) {
+    LogicalPlan p = left;
+    while (true) {
+      if (p instanceof Project) {
+        for (NamedExpression ne : Scala.list(((Project) p).projectList())) {
+          if (!(ne instanceof Alias)
+              || !(((Alias) ne).child() instanceof MonotonicallyIncreasingID)) continue;
+          for (NamedExpression g : grouping) {
+            if (g instanceof Attribute && g.exprId().equals(ne.exprId())) return true;
+          }
+        }
+        p = ((Project) p).child();
+      } else if (p instanceof Filter) {
+        p = ((Filter) p).child();
+      } else {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * The aggregate over groups of one left row each, as a projection: the count's sum is the
+   * row's count, and {@code first}, {@code last}, {@code min}, {@code max} are the row's value.
+   * No exchange, no sort, no aggregation buffer.
+   */
+  private static SparkPlan perRowProject(List<NamedExpression> results,
+      List<AggregateExpression> aggs, SparkPlan op) {
+    Map<ExprId, Expression> value = new HashMap<>();
+    for (AggregateExpression ae : aggs) {
+      AggregateFunction f = ae.aggregateFunction();
+      value.put(ae.resultAttribute().exprId(), f.children().head());
+    }
+    List<NamedExpression> out = new ArrayList<>();
+    for (NamedExpression r : results) out.add((NamedExpression) substitute((Expression) r, value));
+    return new ProjectExec(Scala.seq(out), op);
+  }
+
+  /**
+   * Whether a {@code COUNT}'s arguments count every join row (no argument, or arguments never
+   * NULL on the left side) or only matches (never NULL on the right side, so a padded row counts
+   * 0); null when neither holds.
+   */
+  private static Boolean countsEveryRow(AggregateFunction count, List<Project> projects,
+      Join j) {
+    boolean left = true;
+    boolean right = true;
+    for (Expression c : Scala.list(count.children())) {
+      Expression s = inline(c, projects);
+      if (!s.deterministic()) return null;
+      left &= s.references().subsetOf(j.left().outputSet())
+          && !rebind(s, j.left().output()).nullable();
+      right &= s.references().subsetOf(j.right().outputSet())
+          && !rebind(s, j.right().output()).nullable();
+    }
+    if (left) return true;
+    if (right) return false;
+    return null;
+  }
+
+  private static boolean isOutput(Attribute r, List<NamedExpression> grouping,
+      List<AggregateExpression> aggs) {
+    for (NamedExpression g : grouping) if (g.exprId().equals(r.exprId())) return true;
+    for (AggregateExpression ae : aggs) {
+      if (ae.resultAttribute().exprId().equals(r.exprId())) return true;
+    }
+    return false;
+  }
+
+  private static boolean hasMarker(Expression e) {
+    if (e instanceof And) return hasMarker(((And) e).left()) || hasMarker(((And) e).right());
+    return e instanceof BandMarker;
+  }
+
+  /** {@code e} with each projection's aliases replaced by what they stand for, down to the join. */
+  static Expression inline(Expression e, List<Project> projects) {
+    Expression out = e;
+    for (Project p : projects) {
+      Map<ExprId, Expression> aliases = new HashMap<>();
+      for (NamedExpression ne : Scala.list(p.projectList())) {
+        if (ne instanceof Alias) aliases.put(ne.exprId(), ((Alias) ne).child());
+      }
+      if (!aliases.isEmpty()) out = substitute(out, aliases);
+    }
+    return out;
+  }
+
+  /** {@code e} over the side's own attributes (a left join's output marks the right nullable). */
+  private static Expression rebind(Expression e, scala.collection.Seq<Attribute> side) {
+    Map<ExprId, Attribute> byId = new HashMap<>();
+    for (Attribute a : Scala.list(side)) byId.put(a.exprId(), a);
+    return substitute(e, byId);
+  }
+
+  /** {@code e} with each attribute whose id {@code by} maps replaced by what it maps to. */
+  private static Expression substitute(Expression e, Map<ExprId, ? extends Expression> by) {
+    return e.transformUp(new AbstractPartialFunction<Expression, Expression>() {
+      @Override
+      public boolean isDefinedAt(Expression x) {
+        return x instanceof Attribute && by.containsKey(((Attribute) x).exprId());
+      }
+
+      @Override
+      public Expression apply(Expression x) {
+        return by.get(((Attribute) x).exprId());
+      }
+    });
+  }
+}
