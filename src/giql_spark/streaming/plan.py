@@ -68,10 +68,6 @@ def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, dr
     return Built(node, choice, df)
 
 
-def _unavailable(spark) -> dict[str, str]:
-    return registry.unavailable(spark)
-
-
 def _compiled(spec: JoinSpec, left: DataFrame, right: DataFrame):
     """The exact condition compiled for the operator, or the reason it cannot be."""
     types = {**field_types(left), **field_types(right)}
@@ -97,7 +93,7 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     compiled, why = (None, None) if spec.how == "inner" else _compiled(spec, left, right)
     facts = StreamFacts(both=False, how=spec.how, static_bytes=plan_facts(static, files=False).size,
                         uncompiled=why)
-    choice = choose_stream(facts, options, _unavailable(left.sparkSession))
+    choice = choose_stream(facts, options, registry.unavailable(left.sparkSession))
     strategy = choice.strategy
     build = "right" if stream_is_left else "left"
     notes = [f"stream: the {where} side; static side indexed: {build}"]
@@ -125,7 +121,7 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     spec = node.spec
     spark_session = left.sparkSession
     choice = choose_stream(StreamFacts(both=True, how=spec.how, static_bytes=None), options,
-                           _unavailable(spark_session))
+                           registry.unavailable(spark_session))
     provider = spark_session.conf.get(PROVIDER_CONF, None) or ""
     if "RocksDB" not in provider:
         raise QueryError(f"a stream-stream interval join keeps its state in the RocksDB state store; set "
