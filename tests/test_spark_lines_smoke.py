@@ -118,16 +118,12 @@ def test_stream_static_join(spark, tmp_path):
     assert Counter(sink.rows) == want and want
 
 
-def test_stream_stream_join_or_its_one_line_refusal(spark, tmp_path):
+def test_stream_stream_join(spark, tmp_path):
     feed = Feed(spark, tmp_path / "feed")
     s = gs.Session(spark)
     s.register("a", feed.stream("a"))
     s.register("b", feed.stream("b"))
     q = "SELECT x.name, y.name FROM a x JOIN b y ON x.interval INTERSECTS y.interval"
-    if not spark_version.HAS_TRANSFORM_WITH_STATE:
-        with pytest.raises(gs.GiqlSparkError, match=r"needs Spark 4\.0 or newer; this is Spark 3\.5"):
-            s.sql(q)
-        return
     rng = random.Random(6)
     a_rows = sorted_rows(rng, "a", n=15, gap=500, width=200)
     b_rows = sorted_rows(rng, "b", n=15, gap=500, width=200)

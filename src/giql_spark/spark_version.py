@@ -11,10 +11,9 @@ Python API                 since  route on a line without it
                                   queries as JSON records, so there is nothing to silence
 ``pyspark.sql.datasource`` 4.0    the genomic readers read each file split with oxbow inside
                                   ``mapInArrow`` over a DataFrame of splits
-``transformWithState``     4.0    none: a stream-stream join is refused with a one-line error
-``InPandas``                      (``applyInPandasWithState`` fails inside PySpark 3.5's own
-                                  serializer with pandas 2.3 / pyarrow 26); stream-static
-                                  joins run
+``transformWithState``     4.0    a stream-stream join runs the same processor through
+``InPandas``                      ``applyInPandasWithState``, one state value per bucket
+                                  (:mod:`giql_spark.streaming.group_state`)
 =========================  =====  ===========================================================
 
 The JVM operators differ by Scala line (2.12 on Spark 3.5, 2.13 on 4.x) and by a few Spark
@@ -85,11 +84,6 @@ def jvm_sources(line: tuple[int, int] = LINE) -> tuple[str, ...]:
             f"giql-spark's interval-join operators need Spark {line_text(OLDEST)} or newer; "
             f"this is Spark {line_text(line)}")
     return JVM_SOURCES.get(line) or JVM_SOURCES[NEWEST]
-
-
-def needs(what: str, since: tuple[int, int] = (4, 0)) -> str:
-    """The one-line message of a feature this Spark lacks, naming the version it needs."""
-    return f"{what} needs Spark {line_text(since)} or newer; this is Spark {VERSION}"
 
 
 def query_loggers() -> list[logging.Logger]:

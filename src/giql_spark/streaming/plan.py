@@ -11,8 +11,8 @@ choice's reason says so.
   Python operator, which indexes it once when the query is planned; Spark's
   own join when neither can run the condition.
 * **stream x stream** (:mod:`.processor`): both sides, tagged, go through
-  one ``transformWithStateInPandas`` operator keyed by the join's equality
-  keys, which holds each side's rows only as long as the other side's
+  one ``transformWithStateInPandas`` operator (``applyInPandasWithState`` on
+  Spark 3.5, :mod:`.group_state`) keyed by the join's equality keys, which holds each side's rows only as long as the other side's
   progress says they can still match (:mod:`.bounds`).
 """
 
@@ -33,10 +33,11 @@ from ..planner.choose import choose_stream
 from ..planner.nodes import Built, Choice, IntervalJoin, Node, Timing
 from ..planner.registry import StreamFacts
 from ..planner.stats.spark import plan_facts
-from ..spark_version import HAS_TRANSFORM_WITH_STATE, needs
+from ..spark_version import HAS_TRANSFORM_WITH_STATE
 from . import processor as P
 from .bounds import SideInput, plan_pruning
 from .contract import END
+from .group_state import STATE_SCHEMA, BucketJoin
 from .evaluate import Unsupported, compile_condition
 from .operator import BROKEN, MARKER, NO_MATCH, OK, JoinRules
 from .sides import field_types, json_unsafe, stream_alias
@@ -116,8 +117,6 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 
 def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options: dict) -> tuple[DataFrame, Choice]:
 
-    if not HAS_TRANSFORM_WITH_STATE:
-        raise QueryError(needs("a stream-stream interval join (transformWithStateInPandas)"))
     spec = node.spec
     spark_session = left.sparkSession
     choice = choose_stream(StreamFacts(both=True, how=spec.how, static_bytes=None), options,
@@ -173,8 +172,15 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
         loose = [pair[s] for pair in nullable]
         tagged.append(_tagged(df, s, pruning.side(s), iv, keys, loose, paths, kinds, buckets))
     union = _with_ticks(tagged[0].unionByName(tagged[1]), buckets)
-    out = union.groupBy(P.GROUP).transformWithStateInPandas(
-        P.StreamJoinProcessor(rules, buckets, union.columns), P.output_schema(spec.how), "Append", "None")
+    if HAS_TRANSFORM_WITH_STATE:
+        operator = "transformWithStateInPandas"
+        out = union.groupBy(P.GROUP).transformWithStateInPandas(
+            P.StreamJoinProcessor(rules, buckets, union.columns), P.output_schema(spec.how), "Append", "None")
+    else:  # Spark 3.5: the same processor over one state value per bucket
+        operator = "applyInPandasWithState"
+        out = union.groupBy(P.GROUP).applyInPandasWithState(
+            BucketJoin(rules, buckets, union.columns), P.output_schema(spec.how), STATE_SCHEMA, "Append",
+            "NoTimeout")
     name = "giql_state_" + "_".join(a.lower() for a in node.left.aliases + node.right.aliases)
     out = out.observe(name, *[F.sum(c).alias(m) for c, m in zip(P.METRIC_COLUMNS, P.METRICS)])
     rows = out.where(F.col(P.KIND) == 0)
@@ -186,7 +192,7 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
         result = result.where(F.expr(spec.full_condition))
     keys = " AND ".join(f"{spark(a)} = {spark(b)}" for a, b in strict + nullable) or "none (one global key)"
     notes = [
-        f"state: transformWithStateInPandas (RocksDB), rows held per key ({keys}), keys hashed into {buckets} "
+        f"state: {operator} (RocksDB), rows held per key ({keys}), keys hashed into {buckets} "
         f"buckets ({BUCKETS_CONF})",
         *(f"{sd.alias}: order {sd.order} non-decreasing within each key (max_disorder={sd.max_disorder}, "
           f"late_rows={sd.late_rows}); held rows sorted by {sd.prune}" for sd in (pruning.left, pruning.right)),

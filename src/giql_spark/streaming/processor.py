@@ -24,7 +24,7 @@ from ..spark_version import HAS_TRANSFORM_WITH_STATE
 
 if HAS_TRANSFORM_WITH_STATE:
     from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
-else:  # Spark 3.5: stream-stream joins are refused before a processor is made (plan.py)
+else:  # Spark 3.5: group_state.BucketJoin runs this processor through applyInPandasWithState
     StatefulProcessor, StatefulProcessorHandle = object, None
 
 from . import METRICS
