@@ -8,7 +8,7 @@ runs the same :class:`~.processor.StreamJoinProcessor` over it, so the join,
 its pruning and its metrics are the ones the newer lines run.
 
 PySpark 3.5 reads the per-group offsets of its state rows through pandas,
-and with pyarrow 19 or newer those integers come back as floats that
+and with the pyarrow of today (26) those integers come back as floats that
 ``RecordBatch.slice`` rejects (a null struct's children are now null too, so
 pandas widens them). :func:`patch_offsets` casts them back; it runs in every
 Python worker that unpickles a :class:`BucketJoin`, because this module is
