@@ -16,9 +16,9 @@ Python API                 since  route on a line without it
                                   (:mod:`giql_spark.streaming.group_state`)
 =========================  =====  ===========================================================
 
-The JVM operators differ by Scala line (2.12 on Spark 3.5, 2.13 on 4.x) and by a few Spark
-signatures; :data:`JVM_SOURCES` names the source folders each line compiles with (see
-:mod:`giql_spark.jvm.build`).
+The JVM operators differ by a few Spark signatures (the Scala line, 2.12 on Spark 3.5 and 2.13
+on 4.x, is bridged in the common sources); :data:`JVM_FORMS` names the source folder of each
+form and the lines that have it (see :mod:`giql_spark.jvm.build`).
 
 Importing this module imports nothing of PySpark but its version.
 """
@@ -30,16 +30,23 @@ import logging
 OLDEST = (3, 5)
 NEWEST = (4, 3)
 
-# Source folders under giql_spark/jvm/java-spark/ compiled with the common ones, per line: the
-# Scala line's (collection types in override signatures) and the Spark line's (the class
-# io.giql.spark.compat.SparkLine, one copy per line with the same methods).
-JVM_SOURCES: dict[tuple[int, int], tuple[str, ...]] = {
-    (3, 5): ("scala-2.12", "spark-3.5"),
-    (4, 0): ("scala-2.13", "spark-4.0"),
-    (4, 1): ("scala-2.13", "spark-4.1"),
-    (4, 2): ("scala-2.13", "spark-4.2"),
-    (4, 3): ("scala-2.13", "spark-4.3"),
-}
+# Source folders under giql_spark/jvm/java-spark/, each one form of a Spark API that changed,
+# with the first and last line that has that form (None: still the form on the newest line).
+# A line compiles the common sources with every folder whose range holds it.
+JVM_FORMS: tuple[tuple[str, tuple[int, int], tuple[int, int] | None], ...] = (
+    # one SparkSession class and no collations; from 4.0 the classic session and collated strings
+    ("session/until-3.5", (3, 5), (3, 5)),
+    ("session/since-4.0", (4, 0), None),
+    # HadoopFsRelation.getHadoopConf (4.1)
+    ("hadoop-conf/until-4.0", (3, 5), (4, 0)),
+    ("hadoop-conf/since-4.1", (4, 1), None),
+    # RDD.mapPartitionsWithIndexInternal's fourth flag (4.2, SPARK-55385)
+    ("partitions/until-4.1", (3, 5), (4, 1)),
+    ("partitions/since-4.2", (4, 2), None),
+    # ClusteredDistribution's fourth argument (4.3)
+    ("distribution/until-4.2", (3, 5), (4, 2)),
+    ("distribution/since-4.3", (4, 3), None),
+)
 
 
 class UnsupportedSparkError(RuntimeError):
@@ -83,7 +90,9 @@ def jvm_sources(line: tuple[int, int] = LINE) -> tuple[str, ...]:
         raise UnsupportedSparkError(
             f"giql-spark's interval-join operators need Spark {line_text(OLDEST)} or newer; "
             f"this is Spark {line_text(line)}")
-    return JVM_SOURCES.get(line) or JVM_SOURCES[NEWEST]
+    line = min(line, NEWEST)
+    return tuple(folder for folder, first, last in JVM_FORMS
+                 if first <= line and (last is None or line <= last))
 
 
 def query_loggers() -> list[logging.Logger]:

@@ -1,8 +1,8 @@
 """Build the giql-spark JVM extension from its Java sources, once per source/Spark/javac version.
 
 ``jar_path()`` compiles ``java/**/*.java``, plus the folders under ``java-spark/`` that the
-installed Spark line needs (see :data:`giql_spark.spark_version.JVM_SOURCES`: its Scala line's
-and its Spark line's), with ``javac --release 17`` against the jars of the installed PySpark and
+installed Spark line needs (see :data:`giql_spark.spark_version.JVM_FORMS`: one folder per form
+of each Spark API that changed between lines), with ``javac --release 17`` against the jars of the installed PySpark and
 caches the jar under ``$GIQL_SPARK_CACHE/jvm/<hash>/`` (default
 ``~/.cache/giql-spark/jvm/<hash>/``). The hash covers the Java sources, the PySpark version and
 the javac version, so an upgrade of any of them builds a new jar. Two processes building at once

@@ -10,7 +10,7 @@ import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
 import org.apache.spark.sql.execution.SparkStrategy;
 
 import io.giql.spark.compat.Scala;
-import io.giql.spark.compat.SparkLine;
+import io.giql.spark.compat.Sessions;
 import io.giql.spark.plan.BandJoinStrategy;
 import io.giql.spark.plan.BandMarker;
 
@@ -53,9 +53,9 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static String install(Object session) {
-    SparkLine.functionRegistry(session).registerFunction(
+    Sessions.functionRegistry(session).registerFunction(
         FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder());
-    ExperimentalMethods experimental = SparkLine.experimental(session);
+    ExperimentalMethods experimental = Sessions.experimental(session);
     scala.collection.Seq<SparkStrategy> extra = experimental.extraStrategies();
     for (SparkStrategy s : Scala.list(extra)) {
       if (s instanceof BandJoinStrategy) return "function registered; strategy already present";

@@ -1,6 +1,11 @@
 /**
- * What differs between Scala and Spark lines (the {@code GiqlExec}, {@code GiqlExpression} and
- * {@code SparkLine} classes have one copy per line, under {@code java-spark/}), and the Scala
- * collection helpers the common sources use.
+ * What differs between Scala and Spark lines, and the Scala collection helpers the common
+ * sources use.
+ *
+ * <p>{@code GiqlExec} and {@code GiqlExpression} are written once for Scala 2.12 and 2.13. The
+ * classes {@code Sessions}, {@code HadoopConf}, {@code Partitions} and {@code Distributions}
+ * have one small copy per form of the Spark API they wrap, under {@code java-spark/}; the build
+ * compiles the copies the installed Spark line needs
+ * ({@code giql_spark.spark_version.JVM_FORMS}).
  */
 package io.giql.spark.compat;

@@ -34,7 +34,7 @@ import org.apache.spark.sql.types.DataType;
 import io.giql.spark.columns.Bind;
 import io.giql.spark.columns.Residual;
 import io.giql.spark.compat.Scala;
-import io.giql.spark.compat.SparkLine;
+import io.giql.spark.compat.Partitions;
 import io.giql.spark.index.IntervalIndex;
 import io.giql.spark.index.IntervalIndexMode;
 import io.giql.spark.index.PerRow;
@@ -276,7 +276,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     Probe base = probe(Mode.PAIRS, numOut, numCand, bc);
     RDD<InternalRow> stream = streamed().execute();
     if (perRow != null) {
-      return SparkLine.mapPartitionsWithIndex(stream, new ProbeFn(base.with(Mode.COUNT)), false,
+      return Partitions.mapWithIndex(stream, new ProbeFn(base.with(Mode.COUNT)), false,
           false, Scala.tag(InternalRow.class));
     }
     if (!buildPreserved()) {
@@ -285,12 +285,12 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       else if (joinType == LeftAnti$.MODULE$) m = Mode.ANTI;
       else if (streamPreserved()) m = Mode.PAIRS_OR_PAD;
       else m = Mode.PAIRS;
-      return SparkLine.mapPartitionsWithIndex(stream, new ProbeFn(base.with(m)), false, false,
+      return Partitions.mapWithIndex(stream, new ProbeFn(base.with(m)), false, false,
           Scala.tag(InternalRow.class));
     }
     // The build side is preserved: one job marks the build rows that match anything.
     Probe marker = base.with(Mode.MARK);
-    RDD<long[]> marks = SparkLine.mapPartitionsWithIndex(stream, new MarkFn(marker), false, false,
+    RDD<long[]> marks = Partitions.mapWithIndex(stream, new MarkFn(marker), false, false,
         Scala.tag(long[].class));
     long[][] parts = (long[][]) marks.collect();
     int n = bc.value().numRows();
@@ -300,13 +300,13 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     }
     boolean wantMatched = joinType == LeftSemi$.MODULE$;
     RDD<Object> one = sparkContext().parallelize(Scala.<Object>seqOf(0), 1, Scala.tag(Object.class));
-    RDD<InternalRow> rest = SparkLine.mapPartitionsWithIndex(one, new BuildRowsFn(base, matched, wantMatched, existence()),
+    RDD<InternalRow> rest = Partitions.mapWithIndex(one, new BuildRowsFn(base, matched, wantMatched, existence()),
             false, false, Scala.tag(InternalRow.class));
     if (existence()) {
       return rest;
     }
     Mode m = streamPreserved() ? Mode.PAIRS_OR_PAD : Mode.PAIRS;
-    RDD<InternalRow> pairs = SparkLine.mapPartitionsWithIndex(stream, new ProbeFn(base.with(m)), false, false,
+    RDD<InternalRow> pairs = Partitions.mapWithIndex(stream, new ProbeFn(base.with(m)), false, false,
         Scala.tag(InternalRow.class));
     return pairs.union(rest);
   }

@@ -29,7 +29,8 @@ import org.apache.spark.sql.types.StructType;
 
 import io.giql.spark.columns.Bind;
 import io.giql.spark.compat.Scala;
-import io.giql.spark.compat.SparkLine;
+import io.giql.spark.compat.HadoopConf;
+import io.giql.spark.compat.Partitions;
 import io.giql.spark.index.PerRow;
 import io.giql.spark.merge.JoinKind;
 import io.giql.spark.merge.MergeJob;
@@ -240,7 +241,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
       Expression hi) {
     HadoopFsRelation rel = s.relation;
     SparkSession session = rel.sparkSession();
-    Configuration conf = SparkLine.hadoopConf(rel);
+    Configuration conf = HadoopConf.of(rel);
     boolean batch = rel.fileFormat().supportBatch(session, s.requiredSchema);
     scala.collection.immutable.Map<String, String> options = rel.options()
         .updated(FileFormat$.MODULE$.OPTION_RETURNING_BATCH(), String.valueOf(batch));
@@ -296,7 +297,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
     List<Object> seeds = new ArrayList<>();
     for (int i = 0; i < n; i++) seeds.add(i);
     RDD<Object> rdd = sparkContext().parallelize(Scala.seq(seeds), n, Scala.tag(Object.class));
-    return SparkLine.mapPartitionsWithIndex(rdd, new MergeSweep(job), false, false,
+    return Partitions.mapWithIndex(rdd, new MergeSweep(job), false, false,
         Scala.tag(InternalRow.class));
   }
 }

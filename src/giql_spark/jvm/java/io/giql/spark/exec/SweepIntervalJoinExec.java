@@ -27,7 +27,7 @@ import org.apache.spark.sql.types.DataType;
 
 import io.giql.spark.columns.Residual;
 import io.giql.spark.compat.Scala;
-import io.giql.spark.compat.SparkLine;
+import io.giql.spark.compat.Distributions;
 
 import scala.Option;
 import scala.collection.Iterator;
@@ -134,8 +134,8 @@ public final class SweepIntervalJoinExec extends ExecNode {
 
   @Override
   public Seq<Distribution> requiredChildDistribution() {
-    Distribution l = SparkLine.clustered(Scala.seq(clustering(leftKeys, leftTile)));
-    Distribution r = SparkLine.clustered(Scala.seq(clustering(rightKeys, rightTile)));
+    Distribution l = Distributions.clustered(clustering(leftKeys, leftTile));
+    Distribution r = Distributions.clustered(clustering(rightKeys, rightTile));
     return Scala.seqOf(l, r);
   }
 

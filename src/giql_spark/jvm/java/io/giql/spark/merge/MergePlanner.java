@@ -46,7 +46,8 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import io.giql.spark.compat.Scala;
-import io.giql.spark.compat.SparkLine;
+import io.giql.spark.compat.HadoopConf;
+import io.giql.spark.compat.Sessions;
 import io.giql.spark.exec.MergeIntervalJoinExec;
 
 import scala.Option;
@@ -112,7 +113,7 @@ public final class MergePlanner {
   }
 
   static boolean keyType(DataType t) {
-    if (t instanceof StringType) return SparkLine.binaryEquality((StringType) t);
+    if (t instanceof StringType) return Sessions.binaryEquality((StringType) t);
     return t == LongType$.MODULE$ || t == IntegerType$.MODULE$ || t == ShortType$.MODULE$
         || t == ByteType$.MODULE$;
   }
@@ -509,7 +510,7 @@ public final class MergePlanner {
   static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, String posCol,
       boolean caseSensitive, String name, String[] why) {
     HadoopFsRelation rel = s.relation;
-    Configuration conf = SparkLine.hadoopConf(rel);
+    Configuration conf = HadoopConf.of(rel);
     List<ParquetLayout> layouts = new ArrayList<>();
     try {
       for (PartitionDirectory d : Scala.list(rel.location().listFiles(Scala.seqOf(),

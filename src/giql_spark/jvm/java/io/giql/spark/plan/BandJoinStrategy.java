@@ -44,7 +44,7 @@ import org.apache.spark.sql.types.TimestampType$;
 
 import io.giql.spark.columns.Conjuncts;
 import io.giql.spark.compat.Scala;
-import io.giql.spark.compat.SparkLine;
+import io.giql.spark.compat.Sessions;
 import io.giql.spark.exec.BroadcastIntervalJoinExec;
 import io.giql.spark.exec.MergeIntervalJoinExec;
 import io.giql.spark.exec.SumCountsExec;
@@ -281,7 +281,7 @@ public final class BandJoinStrategy extends SparkStrategy {
   }
 
   static boolean binaryEquality(DataType t) {
-    if (t instanceof StringType) return SparkLine.binaryEquality((StringType) t);
+    if (t instanceof StringType) return Sessions.binaryEquality((StringType) t);
     return t == LongType$.MODULE$ || t == IntegerType$.MODULE$ || t == ShortType$.MODULE$
         || t == ByteType$.MODULE$ || t == BooleanType$.MODULE$ || t == DateType$.MODULE$
         || t == TimestampType$.MODULE$ || t == TimestampNTZType$.MODULE$
