@@ -8,8 +8,8 @@ from .errors import (
     UnknownTableError,
 )
 from .examples import example_path
-from .dataframe import (band_join, cluster, complement, count_overlaps, coverage, expand, merge, nearest,
-                        overlap, subtract, window)
+from . import dataframe
+from .dataframe import *  # noqa: F403 - the bioframe-style operations, named in dataframe.__all__
 from .session import Session, local_spark
 
 __version__ = "0.1.0"
@@ -23,16 +23,6 @@ __all__ = [
     "QuerySyntaxError",
     "UnknownColumnError",
     "UnknownTableError",
-    "overlap",
-    "count_overlaps",
-    "nearest",
-    "coverage",
-    "merge",
-    "cluster",
-    "complement",
-    "subtract",
-    "expand",
-    "window",
-    "band_join",
+    *dataframe.__all__,
     "__version__",
 ]

@@ -76,21 +76,13 @@ class Source:
     interval_type: str | None = None
 
 
-def read_path(
-    spark: SparkSession,
-    path: str,
-    format: str | None = None,
-    *,
-    on_error: str = "raise",
-    header: bool | None = None,
-    sep: str | None = None,
-    **options,
-) -> tuple[DataFrame, int]:
+def read_path(spark: SparkSession, path: str, format: str | None = None, **options) -> tuple[DataFrame, int]:
     """Read a file (or a Parquet directory) into a Spark DataFrame; return ``(df, skipped_rows)``.
 
-    Same as :func:`read_source` without the coordinate convention.
+    Same as :func:`read_source`, with the same keyword arguments, without the coordinate
+    convention.
     """
-    src = read_source(spark, path, format, on_error=on_error, header=header, sep=sep, **options)
+    src = read_source(spark, path, format, **options)
     return src.df, src.skipped_rows
 
 

@@ -80,16 +80,6 @@ def _build_max_tree(vals, size):
 
 
 @njit(cache=True)
-def _build_min_tree(vals, size):
-    # Padding leaves hold INT64_MAX so that "value < x" is never true there.
-    tree = np.full(2 * size, _I64_MAX, dtype=np.int64)
-    tree[size : size + vals.shape[0]] = vals
-    for i in range(size - 1, 0, -1):
-        tree[i] = min(tree[2 * i], tree[2 * i + 1])
-    return tree
-
-
-@njit(cache=True)
 def _first_greater(tree, size, lo, x):
     """First leaf index ``j >= lo`` with ``leaf[j] > x``, or ``size`` if none."""
     if lo >= size:
@@ -109,26 +99,6 @@ def _first_greater(tree, size, lo, x):
         node += 1
         # A power of two here means the previous node was the last one on
         # its level: everything to the right has been ruled out.
-        if node & (node - 1) == 0:
-            return size
-
-
-@njit(cache=True)
-def _first_less(tree, size, lo, x):
-    """First leaf index ``j >= lo`` with ``leaf[j] < x``, or ``size`` if none."""
-    if lo >= size:
-        return size
-    node = lo + size
-    while True:
-        while node % 2 == 0:
-            node >>= 1
-        if tree[node] < x:
-            while node < size:
-                node *= 2
-                if tree[node] >= x:
-                    node += 1
-            return node - size
-        node += 1
         if node & (node - 1) == 0:
             return size
 
@@ -220,7 +190,8 @@ def nearest_candidates(q_start, q_end, t_start, t_end, k):
 
     size = _tree_size(nt)
     end_max = _build_max_tree(a_e, size)
-    start_min = _build_min_tree(b_s, size)
+    # "first start < qe" is "first negated start > -qe": one tree kind serves both streams.
+    neg_start_max = _build_max_tree(-b_s, size)
 
     per_query = min(k, nt)
     cap = nq * per_query
@@ -245,7 +216,7 @@ def nearest_candidates(q_start, q_end, t_start, t_end, k):
             o = right_lo
         # Left stream: b[left_lo:] (te <= qs) filtered on ts < qe.
         left_lo = _first_at_or_below_desc(b_e, qs)
-        lft = _first_less(start_min, size, left_lo, qe)
+        lft = _first_greater(neg_start_max, size, left_lo, -qe)
         if lft > nt:
             lft = nt
 
@@ -300,7 +271,7 @@ def nearest_candidates(q_start, q_end, t_start, t_end, k):
                 r += 1
             else:
                 out_t[n_out] = b[lft]
-                lft = _first_less(start_min, size, lft + 1, qe)
+                lft = _first_greater(neg_start_max, size, lft + 1, -qe)
                 if lft > nt:
                     lft = nt
             n_out += 1

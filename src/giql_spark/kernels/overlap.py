@@ -274,6 +274,23 @@ def hull_overlaps(q_lo, q_hi, t_lo, t_hi):
 
 
 @njit(cache=True)
+def _meet_active(act, n_act, act_hi, act_order, lo, arriving, out_arriving, out_active, n_out, emit):
+    """An interval starting at ``lo`` arrives: the other side's active rows that end before it
+    leave the active list (kept in order), the rest pair with it. Returns (active rows, pairs)."""
+    keep = 0
+    for a in range(n_act):
+        p = act[a]
+        if act_hi[p] >= lo:
+            act[keep] = p
+            keep += 1
+            if emit:
+                out_arriving[n_out] = arriving
+                out_active[n_out] = act_order[p]
+            n_out += 1
+    return keep, n_out
+
+
+@njit(cache=True)
 def _sweep_pass(qo, ql_s, qh_s, to, tl_s, th_s, out_q, out_t, emit):
     """One sweep; returns the pair count, writing the pairs too with ``emit``."""
     nq = ql_s.shape[0]
@@ -293,38 +310,14 @@ def _sweep_pass(qo, ql_s, qh_s, to, tl_s, th_s, out_q, out_t, emit):
             # can pair with anything.
             if j >= nt and n_ta == 0:
                 break
-            lo = ql_s[i]
-            qi = qo[i]
-            keep = 0
-            for a in range(n_ta):
-                p = t_act[a]
-                if th_s[p] >= lo:
-                    t_act[keep] = p
-                    keep += 1
-                    if emit:
-                        out_q[n_out] = qi
-                        out_t[n_out] = to[p]
-                    n_out += 1
-            n_ta = keep
+            n_ta, n_out = _meet_active(t_act, n_ta, th_s, to, ql_s[i], qo[i], out_q, out_t, n_out, emit)
             q_act[n_qa] = i
             n_qa += 1
             i += 1
         else:
             if i >= nq and n_qa == 0:
                 break
-            lo = tl_s[j]
-            ti = to[j]
-            keep = 0
-            for a in range(n_qa):
-                p = q_act[a]
-                if qh_s[p] >= lo:
-                    q_act[keep] = p
-                    keep += 1
-                    if emit:
-                        out_q[n_out] = qo[p]
-                        out_t[n_out] = ti
-                    n_out += 1
-            n_qa = keep
+            n_qa, n_out = _meet_active(q_act, n_qa, qh_s, qo, tl_s[j], to[j], out_t, out_q, n_out, emit)
             t_act[n_ta] = j
             n_ta += 1
             j += 1

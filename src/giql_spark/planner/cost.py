@@ -180,18 +180,30 @@ def broadcast(sh: Shape, c: dict, how: str) -> Estimate:
         sides = ["left"]
     else:
         sides = ["right", "left"]
+
+    def estimate(build, nb, npr, levels):
+        terms = {"fixed": c["fixed_python"], "build": c["build_row"] * nb,
+                 "probe": c["python_row"] * npr + levels, "output": c["python_pair"] * sh.output_pairs()}
+        return Estimate("broadcast", c["scale_broadcast"] * sum(terms.values()), {"build": build}, terms)
+
+    return _best_build(sh, c, sides, estimate, "index_bytes_per_row", "broadcast_budget_bytes")
+
+
+def _best_build(sh: Shape, c: dict, sides, estimate, bytes_key: str, budget_key: str) -> Estimate:
+    """The cheapest of indexing each of ``sides`` (a side over the broadcast budget is refused).
+
+    ``estimate(build, build_rows, probe_rows, levels)`` prices one choice; ``levels`` is the
+    cost of the probes' descents into the index, a log of the rows per chromosome each.
+    """
     best = None
     for build in sides:
         nb, npr = (sh.n_right, sh.n_left) if build == "right" else (sh.n_left, sh.n_right)
         per_chrom = max(1.0, nb / max(1, len(sh.chrom_extent)))
-        terms = {"fixed": c["fixed_python"], "build": c["build_row"] * nb,
-                 "probe": c["python_row"] * npr + c["probe_level"] * npr * math.log2(2 + per_chrom),
-                 "output": c["python_pair"] * sh.output_pairs()}
-        need = nb * c["index_bytes_per_row"]
-        est = Estimate("broadcast", c["scale_broadcast"] * sum(terms.values()), {"build": build}, terms)
-        if need > c["broadcast_budget_bytes"]:
+        est = estimate(build, nb, npr, c["probe_level"] * npr * math.log2(2 + per_chrom))
+        need = nb * c[bytes_key]
+        if need > c[budget_key]:
             est.refused = (f"the {build} side (~{nb:,.0f} rows, ~{need / 2**20:,.0f} MB indexed) exceeds the "
-                           f"broadcast budget of {c['broadcast_budget_bytes'] / 2**20:,.0f} MB")
+                           f"broadcast budget of {c[budget_key] / 2**20:,.0f} MB")
         if best is None or (est.refused is None, -est.seconds) > (best.refused is None, -best.seconds):
             best = est
     return best
@@ -220,23 +232,15 @@ def jvm_broadcast(sh: Shape, c: dict, how: str) -> Estimate:
     indexed and broadcast once, every probe row looked up in the JVM; a
     build side the join type preserves (RIGHT/FULL built on the right, say)
     takes a second pass to find its unmatched rows."""
-    best = None
-    for build in ("right", "left"):
-        nb, npr = (sh.n_right, sh.n_left) if build == "right" else (sh.n_left, sh.n_right)
-        per_chrom = max(1.0, nb / max(1, len(sh.chrom_extent)))
-        probe = c["jvm_probe_row"] * npr + c["probe_level"] * npr * math.log2(2 + per_chrom)
+    def estimate(build, nb, npr, levels):
         preserved = (build == "right" and how in ("right", "full")) or \
                     (build == "left" and how in ("left", "full", "semi", "anti"))
+        probe = c["jvm_probe_row"] * npr + levels
         terms = {"fixed": c["fixed_jvm"], "build": c["jvm_build_row"] * nb,
                  "probe": probe * (2 if preserved else 1), "output": c["output"] * sh.output_pairs()}
-        est = Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"build": build}, terms)
-        need = nb * c["jvm_index_bytes_per_row"]
-        if need > c["jvm_broadcast_budget_bytes"]:
-            est.refused = (f"the {build} side (~{nb:,.0f} rows, ~{need / 2**20:,.0f} MB indexed) exceeds the "
-                           f"broadcast budget of {c['jvm_broadcast_budget_bytes'] / 2**20:,.0f} MB")
-        if best is None or (est.refused is None, -est.seconds) > (best.refused is None, -best.seconds):
-            best = est
-    return best
+        return Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"build": build}, terms)
+
+    return _best_build(sh, c, ("right", "left"), estimate, "jvm_index_bytes_per_row", "jvm_broadcast_budget_bytes")
 
 
 def jvm_sweep(sh: Shape, c: dict, how: str, tile: int) -> Estimate:

@@ -53,9 +53,9 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static String install(Object session) {
-    Sessions.functionRegistry(session).registerFunction(
+    Sessions.classic(session).sessionState().functionRegistry().registerFunction(
         FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder());
-    ExperimentalMethods experimental = Sessions.experimental(session);
+    ExperimentalMethods experimental = Sessions.classic(session).experimental();
     scala.collection.Seq<SparkStrategy> extra = experimental.extraStrategies();
     for (SparkStrategy s : Scala.list(extra)) {
       if (s instanceof BandJoinStrategy) return "function registered; strategy already present";
