@@ -64,20 +64,37 @@ class Const(Node):
 
 
 @dataclass(frozen=True)
-class Add(Node):
+class Binary(Node):
+    """An arithmetic operator on two operands (the subclass says which)."""
+
     left: Node
     right: Node
 
 
 @dataclass(frozen=True)
-class Sub(Node):
-    left: Node
-    right: Node
+class Unary(Node):
+    """An operator on one operand (the subclass says which)."""
 
-
-@dataclass(frozen=True)
-class Neg(Node):
     arg: Node
+
+
+@dataclass(frozen=True)
+class Many(Node):
+    """A function of any number of operands (the subclass says which)."""
+
+    args: tuple
+
+
+class Add(Binary):
+    """``left + right``."""
+
+
+class Sub(Binary):
+    """``left - right``."""
+
+
+class Neg(Unary):
+    """``-arg``."""
 
 
 @dataclass(frozen=True)
@@ -88,19 +105,16 @@ class Scale(Node):
     arg: Node
 
 
-@dataclass(frozen=True)
-class Abs(Node):
-    arg: Node
+class Abs(Unary):
+    """``abs(arg)``."""
 
 
-@dataclass(frozen=True)
-class Greatest(Node):
-    args: tuple
+class Greatest(Many):
+    """``greatest(*args)``."""
 
 
-@dataclass(frozen=True)
-class Least(Node):
-    args: tuple
+class Least(Many):
+    """``least(*args)``."""
 
 
 @dataclass(frozen=True)
@@ -129,9 +143,8 @@ class Between(Node):
     high: Node
 
 
-@dataclass(frozen=True)
-class And(Node):
-    args: tuple
+class And(Many):
+    """Conjunction."""
 
 
 @dataclass(frozen=True)
@@ -142,9 +155,8 @@ class Or(Node):
     label: str = ""
 
 
-@dataclass(frozen=True)
-class Not(Node):
-    arg: Node
+class Not(Unary):
+    """``NOT arg``."""
 
 
 @dataclass(frozen=True)
@@ -164,13 +176,11 @@ _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operato
 
 def children(node: Node) -> tuple:
     """The operand nodes of ``node`` (CASE: conditions and values, then the default)."""
-    if isinstance(node, (Add, Sub)):
+    if isinstance(node, (Binary, Cmp)):
         return (node.left, node.right)
-    if isinstance(node, Cmp):
-        return (node.left, node.right)
-    if isinstance(node, (Neg, Scale, Abs, Not, IsNull)):
+    if isinstance(node, (Unary, Scale, IsNull)):
         return (node.arg,)
-    if isinstance(node, (Greatest, Least, And, Or)):
+    if isinstance(node, (Many, Or)):
         return node.args
     if isinstance(node, Between):
         return (node.arg, node.low, node.high)

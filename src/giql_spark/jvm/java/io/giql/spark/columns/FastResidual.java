@@ -119,37 +119,39 @@ public final class FastResidual implements Serializable {
    */
   public int evalValues(long[] lv, long ln, long[] rv, long rn) {
     for (int i = 0; i < op.length; i++) {
-      long v0;
-      long v1;
-      {
-        int c = col[i][0];
-        boolean left = side[i][0] == 0;
-        if ((((left ? ln : rn) >>> c) & 1) != 0) return FALSE;
-        long v = left ? lv[c] : rv[c];
-        long k = add[i][0];
-        v0 = v + k;
-        if (((v ^ v0) & (k ^ v0)) < 0) return UNKNOWN;
-      }
-      {
-        int c = col[i][1];
-        boolean left = side[i][1] == 0;
-        if ((((left ? ln : rn) >>> c) & 1) != 0) return FALSE;
-        long v = left ? lv[c] : rv[c];
-        long k = add[i][1];
-        v1 = v + k;
-        if (((v ^ v1) & (k ^ v1)) < 0) return UNKNOWN;
-      }
-      boolean ok;
-      switch (op[i]) {
-        case LT: ok = v0 < v1; break;
-        case LE: ok = v0 <= v1; break;
-        case GT: ok = v0 > v1; break;
-        case GE: ok = v0 >= v1; break;
-        default: ok = v0 == v1;
-      }
-      if (!ok) return FALSE;
+      int c0 = col[i][0];
+      int c1 = col[i][1];
+      boolean l0 = side[i][0] == 0;
+      boolean l1 = side[i][1] == 0;
+      int r = check(i, (((l0 ? ln : rn) >>> c0) & 1) != 0, l0 ? lv[c0] : rv[c0],
+          (((l1 ? ln : rn) >>> c1) & 1) != 0, l1 ? lv[c1] : rv[c1]);
+      if (r != TRUE) return r;
     }
     return TRUE;
+  }
+
+  /**
+   * Comparison {@code i} on its two terms' column values and NULL flags, the constants added
+   * here: FALSE at the first NULL, UNKNOWN at the first term that overflows, in term order.
+   */
+  private int check(int i, boolean null0, long v0, boolean null1, long v1) {
+    if (null0) return FALSE;
+    long k0 = add[i][0];
+    long a = v0 + k0;
+    if (((v0 ^ a) & (k0 ^ a)) < 0) return UNKNOWN;
+    if (null1) return FALSE;
+    long k1 = add[i][1];
+    long b = v1 + k1;
+    if (((v1 ^ b) & (k1 ^ b)) < 0) return UNKNOWN;
+    boolean ok;
+    switch (op[i]) {
+      case LT: ok = a < b; break;
+      case LE: ok = a <= b; break;
+      case GT: ok = a > b; break;
+      case GE: ok = a >= b; break;
+      default: ok = a == b;
+    }
+    return ok ? TRUE : FALSE;
   }
 
   /** The fast form of {@code residual}, or null when some conjunct does not fit. */
@@ -227,35 +229,13 @@ public final class FastResidual implements Serializable {
   /** TRUE, FALSE or UNKNOWN (a constant overflowed: evaluate with Spark's predicate). */
   public int eval(InternalRow left, InternalRow right) {
     for (int i = 0; i < op.length; i++) {
-      long v0;
-      long v1;
-      {
-        InternalRow row = side[i][0] == 0 ? left : right;
-        int o = ord[i][0];
-        if (nullable[i][0] && row.isNullAt(o)) return FALSE;
-        long v = isInt[i][0] ? row.getInt(o) : row.getLong(o);
-        long k = add[i][0];
-        v0 = v + k;
-        if (((v ^ v0) & (k ^ v0)) < 0) return UNKNOWN; // overflow
-      }
-      {
-        InternalRow row = side[i][1] == 0 ? left : right;
-        int o = ord[i][1];
-        if (nullable[i][1] && row.isNullAt(o)) return FALSE;
-        long v = isInt[i][1] ? row.getInt(o) : row.getLong(o);
-        long k = add[i][1];
-        v1 = v + k;
-        if (((v ^ v1) & (k ^ v1)) < 0) return UNKNOWN;
-      }
-      boolean ok;
-      switch (op[i]) {
-        case LT: ok = v0 < v1; break;
-        case LE: ok = v0 <= v1; break;
-        case GT: ok = v0 > v1; break;
-        case GE: ok = v0 >= v1; break;
-        default: ok = v0 == v1;
-      }
-      if (!ok) return FALSE;
+      InternalRow row0 = side[i][0] == 0 ? left : right;
+      InternalRow row1 = side[i][1] == 0 ? left : right;
+      int o0 = ord[i][0];
+      int o1 = ord[i][1];
+      int r = check(i, nullable[i][0] && row0.isNullAt(o0), isInt[i][0] ? row0.getInt(o0) : row0.getLong(o0),
+          nullable[i][1] && row1.isNullAt(o1), isInt[i][1] ? row1.getInt(o1) : row1.getLong(o1));
+      if (r != TRUE) return r;
     }
     return TRUE;
   }

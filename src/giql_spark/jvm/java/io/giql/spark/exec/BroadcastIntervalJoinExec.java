@@ -34,6 +34,7 @@ import org.apache.spark.sql.types.DataType;
 import io.giql.spark.columns.Bind;
 import io.giql.spark.columns.Residual;
 import io.giql.spark.compat.Scala;
+import io.giql.spark.compat.PartitionFn;
 import io.giql.spark.compat.Partitions;
 import io.giql.spark.index.IntervalIndex;
 import io.giql.spark.index.IntervalIndexMode;
@@ -276,7 +277,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     Probe base = probe(Mode.PAIRS, numOut, numCand, bc);
     RDD<InternalRow> stream = streamed().execute();
     if (perRow != null) {
-      return Partitions.mapWithIndex(stream, new ProbeFn(base.with(Mode.COUNT)), false,
+      return Partitions.mapWithIndex(stream, PartitionFn.scala(probeFn(base.with(Mode.COUNT))), false,
           false, Scala.tag(InternalRow.class));
     }
     if (!buildPreserved()) {
@@ -285,12 +286,12 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       else if (joinType == LeftAnti$.MODULE$) m = Mode.ANTI;
       else if (streamPreserved()) m = Mode.PAIRS_OR_PAD;
       else m = Mode.PAIRS;
-      return Partitions.mapWithIndex(stream, new ProbeFn(base.with(m)), false, false,
+      return Partitions.mapWithIndex(stream, PartitionFn.scala(probeFn(base.with(m))), false, false,
           Scala.tag(InternalRow.class));
     }
     // The build side is preserved: one job marks the build rows that match anything.
     Probe marker = base.with(Mode.MARK);
-    RDD<long[]> marks = Partitions.mapWithIndex(stream, new MarkFn(marker), false, false,
+    RDD<long[]> marks = Partitions.mapWithIndex(stream, PartitionFn.scala(markFn(marker)), false, false,
         Scala.tag(long[].class));
     long[][] parts = (long[][]) marks.collect();
     int n = bc.value().numRows();
@@ -306,7 +307,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       return rest;
     }
     Mode m = streamPreserved() ? Mode.PAIRS_OR_PAD : Mode.PAIRS;
-    RDD<InternalRow> pairs = Partitions.mapWithIndex(stream, new ProbeFn(base.with(m)), false, false,
+    RDD<InternalRow> pairs = Partitions.mapWithIndex(stream, PartitionFn.scala(probeFn(base.with(m))), false, false,
         Scala.tag(InternalRow.class));
     return pairs.union(rest);
   }
@@ -565,37 +566,17 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     }
   }
 
-  static final class ProbeFn
-      extends AbstractFunction2<Object, Iterator<InternalRow>, Iterator<InternalRow>>
-      implements Serializable {
-    private static final long serialVersionUID = 1L;
-    private final Probe p;
-
-    ProbeFn(Probe p) {
-      this.p = p;
-    }
-
-    @Override
-    public Iterator<InternalRow> apply(Object partition, Iterator<InternalRow> it) {
-      return new ProbeIterator(p, (Integer) partition, it);
-    }
+  static PartitionFn<InternalRow, InternalRow> probeFn(Probe p) {
+    return (partition, it) -> new ProbeIterator(p, partition, it);
   }
 
-  static final class MarkFn extends AbstractFunction2<Object, Iterator<InternalRow>, Iterator<long[]>>
-      implements Serializable {
-    private static final long serialVersionUID = 1L;
-    private final Probe p;
-
-    MarkFn(Probe p) {
-      this.p = p;
-    }
-
-    @Override
-    public Iterator<long[]> apply(Object partition, Iterator<InternalRow> it) {
-      ProbeIterator pi = new ProbeIterator(p, (Integer) partition, it);
+  /** Probes every row and hands back the bitmap of the build rows some row matched. */
+  static PartitionFn<InternalRow, long[]> markFn(Probe p) {
+    return (partition, it) -> {
+      ProbeIterator pi = new ProbeIterator(p, partition, it);
       while (pi.hasNext()) pi.next();
       return Scala.iterator(java.util.List.of(pi.matchedBuild).iterator());
-    }
+    };
   }
 
   /** Emits the build rows that matched (semi) or did not (anti, outer) exactly once. */

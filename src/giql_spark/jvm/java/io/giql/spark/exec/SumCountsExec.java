@@ -28,29 +28,19 @@ import scala.runtime.AbstractFunction1;
  * exchange, so a count is one Spark job, not a stage of tasks and then another of one task
  * (which cost a first query on small files about a tenth of its time).
  */
-public final class SumCountsExec extends ExecNode {
+public final class SumCountsExec extends UnaryExec {
   private static final long serialVersionUID = 1L;
 
-  private final SparkPlan child;
   private final Attribute result;
 
   public SumCountsExec(SparkPlan child, Attribute result) {
-    this.child = child;
+    super(child);
     this.result = result;
-  }
-
-  public SparkPlan child() {
-    return child;
   }
 
   @Override
   public Seq<Attribute> output() {
     return Scala.seqOf(result);
-  }
-
-  @Override
-  public Seq<SparkPlan> children() {
-    return Scala.seqOf(child);
   }
 
   @Override

@@ -28,10 +28,9 @@ import scala.runtime.AbstractFunction1;
  * tile and the hull appended as three columns. Rows that can match nothing (a NULL key or bound)
  * are dropped: the sweep join is an inner join.
  */
-public final class TileExpandExec extends ExecNode {
+public final class TileExpandExec extends UnaryExec {
   private static final long serialVersionUID = 1L;
 
-  private final SparkPlan child;
   private final Seq<Expression> keys;
   private final Expression lo;
   private final Expression hi;
@@ -42,7 +41,7 @@ public final class TileExpandExec extends ExecNode {
 
   public TileExpandExec(SparkPlan child, Seq<Expression> keys, Expression lo, Expression hi,
       Long tileWidth, Attribute tileAttr, Attribute loAttr, Attribute hiAttr) {
-    this.child = child;
+    super(child);
     this.keys = keys;
     this.lo = lo;
     this.hi = hi;
@@ -52,10 +51,6 @@ public final class TileExpandExec extends ExecNode {
     this.hiAttr = hiAttr;
   }
 
-  public SparkPlan child() {
-    return child;
-  }
-
   @Override
   public Seq<Attribute> output() {
     List<Attribute> out = Scala.list(child.output());
@@ -63,11 +58,6 @@ public final class TileExpandExec extends ExecNode {
     out.add(loAttr);
     out.add(hiAttr);
     return Scala.seq(out);
-  }
-
-  @Override
-  public Seq<SparkPlan> children() {
-    return Scala.seqOf(child);
   }
 
   @Override

@@ -270,16 +270,8 @@ final class FileStream implements RowStream {
       } else {
         o = 0;
         if (nullKeys) continue;
-        Object key = spec.stringKey ? p.getUTF8String(0) : (Object) keyValue(p);
-        if (lastKey != null && lastKey.equals(key)) {
-          rank = lastRank;
-        } else {
-          Integer r = ranks.get(key);
-          if (r == null) continue; // another unit's key (a shared row group)
-          rank = r;
-          lastKey = spec.stringKey ? ((UTF8String) key).clone() : key;
-          lastRank = rank;
-        }
+        rank = rankOf(p);
+        if (rank == OTHER_UNIT) continue;
       }
       int n = leanInt.length;
       long[] vals = n == 0 ? null : new long[n];
@@ -335,16 +327,8 @@ final class FileStream implements RowStream {
         return full(-1, 0, 0, side, true);
       } else {
         if (nullKeys) continue;
-        Object key = spec.stringKey ? k.getUTF8String(0) : (Object) keyValue(k);
-        if (lastKey != null && lastKey.equals(key)) {
-          rank = lastRank;
-        } else {
-          Integer r = ranks.get(key);
-          if (r == null) continue; // another unit's key (a shared row group)
-          rank = r;
-          lastKey = spec.stringKey ? ((UTF8String) key).clone() : key;
-          lastRank = rank;
-        }
+        rank = rankOf(k);
+        if (rank == OTHER_UNIT) continue;
       }
       UnsafeRow b = bounds.apply(side);
       if (b.isNullAt(0) || b.isNullAt(1)) {
@@ -377,6 +361,20 @@ final class FileStream implements RowStream {
       else vals[k] = valInt[k] ? side.getInt(valCols[k]) : side.getLong(valCols[k]);
     }
     return new SweepRow(rank, lo, hi, ord++, side.copy(), nullBound, vals, nulls);
+  }
+
+  /** Rank {@link #rankOf} gives a key of another unit (a row group two units share). */
+  private static final int OTHER_UNIT = -2;
+
+  /** The rank of the key in column 0 of {@code k} (not NULL), or {@link #OTHER_UNIT}. */
+  private int rankOf(UnsafeRow k) {
+    Object key = spec.stringKey ? k.getUTF8String(0) : (Object) keyValue(k);
+    if (lastKey != null && lastKey.equals(key)) return lastRank;
+    Integer r = ranks.get(key);
+    if (r == null) return OTHER_UNIT;
+    lastKey = spec.stringKey ? ((UTF8String) key).clone() : key;
+    lastRank = r;
+    return r;
   }
 
   private long keyValue(UnsafeRow k) {
