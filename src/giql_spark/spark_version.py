@@ -43,6 +43,9 @@ JVM_FORMS: tuple[tuple[str, tuple[int, int], tuple[int, int] | None], ...] = (
     # RDD.mapPartitionsWithIndexInternal's fourth flag (4.2, SPARK-55385)
     ("partitions/until-4.1", (3, 5), (4, 1)),
     ("partitions/since-4.2", (4, 2), None),
+    # a task's error the user must act on: USER_RAISED_EXCEPTION (4.0) passes through as it is
+    ("user-error/until-3.5", (3, 5), (3, 5)),
+    ("user-error/since-4.0", (4, 0), None),
     # ClusteredDistribution's fourth argument (4.3)
     ("distribution/until-4.2", (3, 5), (4, 2)),
     ("distribution/since-4.3", (4, 3), None),

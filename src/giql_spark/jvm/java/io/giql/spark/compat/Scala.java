@@ -63,19 +63,6 @@ public final class Scala {
     return seq(out);
   }
 
-  /**
-   * An error the user must act on, thrown in a task. Spark hands an error with a user-facing
-   * error condition to the caller as it is, where any other task failure becomes "Job aborted due
-   * to stage failure" with the task's Java stack in its message; USER_RAISED_EXCEPTION is the
-   * condition of SQL's raise_error(), whose message is the text alone.
-   */
-  public static RuntimeException userError(String message) {
-    return new org.apache.spark.SparkRuntimeException(
-        "USER_RAISED_EXCEPTION",
-        map(java.util.Map.of("errorMessage", message)),
-        null, new org.apache.spark.QueryContext[0], "");
-  }
-
   @SuppressWarnings("unchecked")
   public static <T> ClassTag<T> tag(Class<?> cls) {
     return (ClassTag<T>) ClassTag$.MODULE$.apply(cls);

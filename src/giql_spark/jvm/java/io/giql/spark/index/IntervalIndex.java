@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.joins.HashedRelation;
 import org.apache.spark.unsafe.Platform;
 
 import io.giql.spark.compat.Scala;
+import io.giql.spark.compat.UserErrors;
 
 import scala.collection.Iterator;
 
@@ -319,7 +320,7 @@ public final class IntervalIndex implements HashedRelation, Serializable {
       long cap = Math.max(1024L, (long) n + (n >> 1));
       if (cap > Integer.MAX_VALUE - 16) {
         if (n >= Integer.MAX_VALUE - 16) {
-          throw Scala.userError("giql broadcast interval join: more than 2^31 rows for one interval index; "
+          throw UserErrors.raised("giql broadcast interval join: more than 2^31 rows for one interval index; "
               + "use a partitioned strategy (jvm_sweep or binned)");
         }
         cap = Integer.MAX_VALUE - 16;

@@ -14,6 +14,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.LongType$;
 
 import io.giql.spark.compat.Scala;
+import io.giql.spark.compat.UserErrors;
 
 import scala.Option;
 import scala.collection.immutable.Seq;
@@ -107,7 +108,7 @@ public final class PerRow implements Serializable {
         try {
           acc[i] = Math.addExact(acc[i], v.getLong(i));
         } catch (ArithmeticException e) {
-          throw Scala.userError("giql per-row count: SUM(" + exprs.get(i).sql()
+          throw UserErrors.raised("giql per-row count: SUM(" + exprs.get(i).sql()
               + ") overflows BIGINT for one left row");
         }
         acc[k] |= 1L << i;

@@ -3,6 +3,7 @@ package io.giql.spark.merge;
 import java.util.ArrayList;
 
 import io.giql.spark.compat.Scala;
+import io.giql.spark.compat.UserErrors;
 import io.giql.spark.index.PerRow;
 
 /**
@@ -98,7 +99,7 @@ final class UnitSweep {
     boolean old = prefix != null && prefix.nL.get(l.ord) && prefix.nR.get(r.ord);
     if (!old && prefix != null && prefix.doneUnmatched != null
         && prefix.doneUnmatched.get(l.ord)) {
-      throw Scala.userError(unsortedMessage(prefix.why));
+      throw UserErrors.raised(unsortedMessage(prefix.why));
     }
     boolean first = !l.matched;
     l.matched = true;
@@ -106,7 +107,7 @@ final class UnitSweep {
       // counted now, reported when the row retires; a row the first pass already reported
       // has all its pairs among the first pass's rows, so a new pair means its count was wrong
       if (prefix != null && prefix.done != null && prefix.done.get(l.ord)) {
-        if (!old) throw Scala.userError(unsortedMessage(prefix.why));
+        if (!old) throw UserErrors.raised(unsortedMessage(prefix.why));
         return false;
       }
       l.n++;
