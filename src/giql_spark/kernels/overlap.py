@@ -52,6 +52,19 @@ _SCAN_LEVEL = 3
 _STACK_SIZE = 130
 
 
+
+@njit(cache=True, inline="always")
+def _hit(j, ql, hi_sorted, order, qi, out_q, out_t, pos, emit):
+    """Target at sorted position ``j`` (its start already <= the query's end) is a hit when it
+    ends at or after the query's start: count it, and write the pair with ``emit``."""
+    if ql <= hi_sorted[j]:
+        if emit:
+            out_q[pos] = qi
+            out_t[pos] = order[j]
+        pos += 1
+    return pos
+
+
 @njit(cache=True)
 def _root_level(n):
     """Level of the root of the implicit tree over ``n >= 1`` rows: floor(log2 n)."""
@@ -166,11 +179,7 @@ def _walk(order, lo_sorted, hi_sorted, max_hi, root_x, root_k, stack, ql, qh, qi
             if i1 > n:
                 i1 = n
             while i < i1 and lo_sorted[i] <= qh:
-                if ql <= hi_sorted[i]:
-                    if emit:
-                        out_q[pos] = qi
-                        out_t[pos] = order[i]
-                    pos += 1
+                pos = _hit(i, ql, hi_sorted, order, qi, out_q, out_t, pos, emit)
                 i += 1
         elif stack[t, 2] == 0:
             # Re-push the node so it and its right child come after the
@@ -186,11 +195,7 @@ def _walk(order, lo_sorted, hi_sorted, max_hi, root_x, root_k, stack, ql, qh, qi
                 stack[t, 2] = 0
                 t += 1
         elif x < n and lo_sorted[x] <= qh:
-            if ql <= hi_sorted[x]:
-                if emit:
-                    out_q[pos] = qi
-                    out_t[pos] = order[x]
-                pos += 1
+            pos = _hit(x, ql, hi_sorted, order, qi, out_q, out_t, pos, emit)
             stack[t, 0] = x + (np.int64(1) << (k - 1))
             stack[t, 1] = k - 1
             stack[t, 2] = 0

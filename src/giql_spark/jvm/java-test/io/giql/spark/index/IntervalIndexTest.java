@@ -18,21 +18,7 @@ public final class IntervalIndexTest {
   private IntervalIndexTest() {}
 
   /** A build row: its number, key, and the two bounds as given (either order). */
-  private static final class Iv {
-    final int id;
-    final long key;
-    final long a;
-    final long b;
-    final boolean nullKey;
-
-    Iv(int id, long key, long a, long b, boolean nullKey) {
-      this.id = id;
-      this.key = key;
-      this.a = a;
-      this.b = b;
-      this.nullKey = nullKey;
-    }
-
+  private record Iv(int id, long key, long a, long b, boolean nullKey) {
     boolean meets(long k, long qlo, long qhi) {
       return !nullKey && key == k && Math.min(a, b) <= qhi && Math.max(a, b) >= qlo;
     }
@@ -60,17 +46,17 @@ public final class IntervalIndexTest {
         case 3:
           if (!out.isEmpty()) {                                         // identical to one
             Iv o = out.get(rnd.nextInt(out.size()));
-            key = o.key;
-            a = o.a;
-            b = o.b;
+            key = o.key();
+            a = o.a();
+            b = o.b();
             break;
           }
           a = lo; b = lo + 5; break;
         case 4:
           if (!out.isEmpty()) {                                         // book-ended with one
             Iv o = out.get(rnd.nextInt(out.size()));
-            key = o.key;
-            a = Math.max(o.a, o.b);
+            key = o.key();
+            a = Math.max(o.a(), o.b());
             b = a + rnd.nextInt(30);
             break;
           }
@@ -85,7 +71,7 @@ public final class IntervalIndexTest {
   static IntervalIndex build(List<Iv> ivs, String layout) {
     IntervalIndex.Builder b = new IntervalIndex.Builder(1, layout, Long.MAX_VALUE);
     for (Iv iv : ivs) {
-      b.add(longRow(iv.id), iv.nullKey ? null : longRow(iv.key), iv.a, iv.b);
+      b.add(longRow(iv.id()), iv.nullKey() ? null : longRow(iv.key()), iv.a(), iv.b());
     }
     return b.build();
   }
@@ -112,7 +98,7 @@ public final class IntervalIndexTest {
   static List<Integer> brute(List<Iv> ivs, long key, long qlo, long qhi) {
     List<Integer> want = new ArrayList<>();
     for (Iv iv : ivs) {
-      if (iv.meets(key, qlo, qhi)) want.add(iv.id);
+      if (iv.meets(key, qlo, qhi)) want.add(iv.id());
     }
     return want;
   }
@@ -127,8 +113,8 @@ public final class IntervalIndexTest {
       long x;
       if (!ivs.isEmpty() && rnd.nextBoolean()) {
         Iv o = ivs.get(rnd.nextInt(ivs.size())); // at an interval's edge: book-ended queries
-        x = rnd.nextBoolean() ? Math.min(o.a, o.b) : Math.max(o.a, o.b);
-        if (rnd.nextBoolean()) k = o.key;
+        x = rnd.nextBoolean() ? Math.min(o.a(), o.b()) : Math.max(o.a(), o.b());
+        if (rnd.nextBoolean()) k = o.key();
       } else {
         x = rnd.nextInt((int) span) - span / 4;
       }

@@ -14,21 +14,9 @@ final class UnitSweep {
   static final boolean TRACE = Boolean.getBoolean("giql.merge.trace");
 
   /** What a first pass already produced, for the pass over sorted copies. */
-  static final class Prefix {
-    final Bits nL;  // the rows the first pass processed, by ordinal
-    final Bits nR;
-    final Bits done;
-    final Bits doneUnmatched;
-    final String why;
+  /** What a first pass already produced (by ordinal, the rows it processed), for the pass over sorted copies. */
+  record Prefix(Bits nL, Bits nR, Bits done, Bits doneUnmatched, String why) {}
 
-    Prefix(Bits nL, Bits nR, Bits done, Bits doneUnmatched, String why) {
-      this.nL = nL;
-      this.nR = nR;
-      this.done = done;
-      this.doneUnmatched = doneUnmatched;
-      this.why = why;
-    }
-  }
 
   private final SweepOutput t;
   private final RowStream ls;
@@ -79,7 +67,7 @@ final class UnitSweep {
 
   /** Reports a left-only row (semi, anti, padded); false if nothing is reported. */
   private boolean reportLeft(SweepRow l, boolean unmatched) {
-    if (prefix != null && prefix.done != null && prefix.done.get(l.ord)) return false;
+    if (prefix != null && prefix.done() != null && prefix.done().get(l.ord)) return false;
     if (done != null) {
       done.set(l.ord);
       if (unmatched) doneUnmatched.set(l.ord);
@@ -96,18 +84,18 @@ final class UnitSweep {
   private boolean pair(SweepRow l, SweepRow r) {
     t.candidate();
     if (!t.residual(l, r)) return false;
-    boolean old = prefix != null && prefix.nL.get(l.ord) && prefix.nR.get(r.ord);
-    if (!old && prefix != null && prefix.doneUnmatched != null
-        && prefix.doneUnmatched.get(l.ord)) {
-      throw UserErrors.raised(unsortedMessage(prefix.why));
+    boolean old = prefix != null && prefix.nL().get(l.ord) && prefix.nR().get(r.ord);
+    if (!old && prefix != null && prefix.doneUnmatched() != null
+        && prefix.doneUnmatched().get(l.ord)) {
+      throw UserErrors.raised(unsortedMessage(prefix.why()));
     }
     boolean first = !l.matched;
     l.matched = true;
     if (perRow != null) {
       // counted now, reported when the row retires; a row the first pass already reported
       // has all its pairs among the first pass's rows, so a new pair means its count was wrong
-      if (prefix != null && prefix.done != null && prefix.done.get(l.ord)) {
-        if (!old) throw UserErrors.raised(unsortedMessage(prefix.why));
+      if (prefix != null && prefix.done() != null && prefix.done().get(l.ord)) {
+        if (!old) throw UserErrors.raised(unsortedMessage(prefix.why()));
         return false;
       }
       l.n++;
@@ -141,7 +129,7 @@ final class UnitSweep {
   /** A left row leaves the sweep: no later right row can match it. */
   private boolean retire(SweepRow l) {
     if (perRow != null) {
-      if (prefix != null && prefix.done != null && prefix.done.get(l.ord)) return false;
+      if (prefix != null && prefix.done() != null && prefix.done().get(l.ord)) return false;
       if (done != null) done.set(l.ord);
       long v = perRow.value(l.n, kind == JoinKind.LEFT);
       if (v < 0) return false;
