@@ -52,7 +52,6 @@ _SCAN_LEVEL = 3
 _STACK_SIZE = 130
 
 
-
 @njit(cache=True, inline="always")
 def _hit(j, ql, hi_sorted, order, qi, out_q, out_t, pos, emit):
     """Target at sorted position ``j`` (its start already <= the query's end) is a hit when it
