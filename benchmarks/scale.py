@@ -11,9 +11,12 @@ are written a chromosome at a time, so generating them needs no more memory than
 
 Ops: ``count`` (``SELECT COUNT(*) ... INTERSECTS``) and ``pairs`` (every overlapping pair's
 chrom, start, end, start_, end_ written to Parquet); and, with ``--ops``, the per-row
-operations ``count_overlaps`` and ``coverage`` (each left row with its count / covered bases,
-written to Parquet: ``gs.count_overlaps`` / ``gs.coverage`` of the registered tables, polars-bio's
-and bioframe's functions of the same names), checked by the rows written and the column's sum.
+operations ``count_overlaps``, ``coverage`` and ``nearest`` (each left row with its count /
+covered bases / nearest right row, k = 1, written to Parquet: ``gs.count_overlaps`` /
+``gs.coverage`` / ``gs.nearest`` of the registered tables, polars-bio's functions of the same
+names, bioframe's and its ``closest``), checked by the rows written and the sum of the count /
+coverage / distance column. ``1M unsorted`` and ``10M unsorted`` are the 1M and 10M rows in a
+random order.
 
 Contenders, each in its own process per data set (Spark contenders: one local[2] Spark
 for all rounds of a data set, warmed up untimed; peers: one interpreter per run):
@@ -58,9 +61,12 @@ from harness.snapshot import freeze, release
 
 HERE = Path(__file__).resolve().parent
 
-DATA = {  # name -> (profile, rows a side)
-    "1M": ("uniform", 1_000_000), "10M": ("uniform", 10_000_000), "100M": ("uniform", 100_000_000),
-    "10M heavy": ("heavy", 10_000_000), "10M middle": ("middle", 10_000_000),
+DATA = {  # name -> (profile, rows a side, row order)
+    "1M": ("uniform", 1_000_000, "sorted"), "10M": ("uniform", 10_000_000, "sorted"),
+    "100M": ("uniform", 100_000_000, "sorted"),
+    "10M heavy": ("heavy", 10_000_000, "sorted"), "10M middle": ("middle", 10_000_000, "sorted"),
+    # the same rows as 1M / 10M in a random order: a table nobody sorted
+    "1M unsorted": ("uniform", 1_000_000, "random"), "10M unsorted": ("uniform", 10_000_000, "random"),
 }
 SIZES = {"1M": 1e6, "10M": 1e7, "100M": 1e8}
 SPARK = {
@@ -75,18 +81,20 @@ SPARK = {
 PEERS = ("polars-bio", "pyranges", "bioframe")
 # ops: the join's pair count, its pairs written, and two per-row operations written to Parquet
 OP_TITLES = {"count": "count", "pairs": "pairs written", "count_overlaps": "count_overlaps written",
-             "coverage": "coverage written"}
+             "coverage": "coverage written", "nearest": "nearest written"}
 JOIN_OPS = ("count", "pairs")
 
 
 # --------------------------------------------------------------------------- data
-def chunked_paths(profile: str, size: int) -> tuple[Path, Path]:
+def chunked_paths(profile: str, size: int, order: str = "sorted") -> tuple[Path, Path]:
     """Like ``harness.data.data_paths`` but written a chromosome at a time (for 100M rows)."""
     import numpy as np
     import pyarrow.parquet as pq
 
     if size <= 10_000_000:
-        return data_paths(profile, size)
+        return data_paths(profile, size, order)
+    if order != "sorted":
+        raise ValueError("100M rows are generated sorted only")
     out = []
     for side, offset in (("left", 1), ("right", 2)):
         p = DATA_DIR / f"{profile}_{size}_{side}.parquet"
@@ -195,7 +203,7 @@ def cell(runs: list[dict], op: str) -> str:
 
 def render(rec: dict, png: str = "SCALE.png") -> str:
     lines = [
-        ("# Per-row operations: count_overlaps and coverage" if all(
+        ("# Per-row operations: " + ", ".join(op for op in PER_ROW) if all(
             op in PER_ROW for d in rec["results"].values() for op in ops_of(d))
          else "# Scale benchmark: interval joins, 1M to 100M rows a side"), "",
         f"Date: {rec['started'][:16]} UTC; the run took {rec['minutes']:.0f} min. Made by `benchmarks/scale.py`; "
@@ -218,7 +226,8 @@ def render(rec: dict, png: str = "SCALE.png") -> str:
         if not d:
             continue
         ops = ops_of(d)
-        lines += [f"## {data} × {data.split()[0]} ({d['profile']}: {PROFILES[d['profile']]})", ""]
+        order = "" if d.get("order", "sorted") == "sorted" else f", rows in {d['order']} order"
+        lines += [f"## {data} × {data.split()[0]} ({d['profile']}: {PROFILES[d['profile']]}{order})", ""]
         if any(op in JOIN_OPS for op in ops):
             lines += [f"Pairs: {d.get('pairs') or pair_counts(d)}", ""]
         if any(op in PER_ROW for op in ops):
@@ -390,9 +399,9 @@ def main(argv=None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp_root = Path(tempfile.mkdtemp(prefix="giql-scale-", dir=str(DATA_DIR)))
     for data in rec["data_order"]:
-        profile, size = DATA[data]
-        files = chunked_paths(profile, size)
-        d = rec["results"][data] = {"profile": profile, "rows": size, "contenders": {}}
+        profile, size, order = DATA[data]
+        files = chunked_paths(profile, size, order)
+        d = rec["results"][data] = {"profile": profile, "rows": size, "order": order, "contenders": {}}
         run_args = argparse.Namespace(**{**vars(args), "repeats": repeats_for.get(data, args.repeats)})
         for name in only.get(data, wanted):
             run = run_spark if name in SPARK else run_peer

@@ -85,14 +85,23 @@ def write_parquet(table: pa.Table, path: Path, row_group: int = ROW_GROUP) -> Pa
     return path
 
 
-def data_paths(profile: str, size: int) -> tuple[Path, Path]:
-    """The left and right files of a profile at ``size`` rows a side (generated once)."""
+def data_paths(profile: str, size: int, order: str = "sorted") -> tuple[Path, Path]:
+    """The left and right files of a profile at ``size`` rows a side (generated once).
+
+    ``order="random"``: the same rows in a random order (a table nobody sorted).
+    """
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     out = []
     for side, offset in (("left", 1), ("right", 2)):
-        p = DATA_DIR / f"{profile}_{size}_{side}.parquet"
+        name = f"{profile}_{size}_{side}" + ("" if order == "sorted" else f"_{order}")
+        p = DATA_DIR / f"{name}.parquet"
         if not p.exists():
-            write_parquet(generate(profile, size, PROFILE_SEED[profile] + offset, "l" if side == "left" else "r"), p)
+            t = generate(profile, size, PROFILE_SEED[profile] + offset, "l" if side == "left" else "r")
+            if order == "random":
+                t = t.take(np.random.default_rng(PROFILE_SEED[profile] + 10 * offset).permutation(size))
+            elif order != "sorted":
+                raise ValueError(f"unknown order {order!r}")
+            write_parquet(t, p)
         out.append(p)
     return out[0], out[1]
 

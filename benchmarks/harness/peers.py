@@ -5,8 +5,9 @@
 
 TOOL is ``bioframe``, ``polars-bio`` or ``pyranges``; OP is ``count`` (the number of
 overlapping pairs), ``pairs`` (every pair written to OUTDIR as Parquet), or
-``count_overlaps`` / ``coverage`` (each left row with its count / covered bases, as the
-tool's own function of that name returns it, written to OUTDIR; polars-bio and bioframe).
+``count_overlaps`` / ``coverage`` / ``nearest`` (each left row with its count / covered
+bases / nearest right row and distance, as the tool's own function of that name returns it,
+``closest`` in bioframe, k = 1, written to OUTDIR; polars-bio and bioframe).
 Prints one JSON line: ``{"seconds": ..., "rows": ...}``. The time covers
 reading both files, the join and, for pairs, the write; the interpreter's
 start and the imports are not timed, like Spark's start-up in ``joins.py``.
@@ -48,8 +49,8 @@ def polars_bio(op: str, left: str, right: str, out: Path) -> int | None:
     for f in (lf, rf):
         f.config_meta.set(coordinate_system_zero_based=True)
     cols = ["chrom", "start", "end"]
-    if op in PER_ROW:  # each left row with its count (coverage), sunk to Parquet
-        fn = pb.count_overlaps if op == "count_overlaps" else pb.coverage
+    if op in PER_ROW:  # each left row with its count (coverage, nearest), sunk to Parquet
+        fn = {"count_overlaps": pb.count_overlaps, "coverage": pb.coverage, "nearest": pb.nearest}[op]
         out.mkdir(parents=True, exist_ok=True)
         fn(lf, rf, cols1=cols, cols2=cols, output_type="polars.LazyFrame").sink_parquet(out / "part-0.parquet")
         return None
@@ -85,7 +86,7 @@ def bioframe(op: str, left: str, right: str, out: Path) -> int:
     import pyarrow.parquet as pq
 
     if op in PER_ROW:
-        fn = bf.count_overlaps if op == "count_overlaps" else bf.coverage
+        fn = {"count_overlaps": bf.count_overlaps, "coverage": bf.coverage, "nearest": bf.closest}[op]
         res = fn(pd.read_parquet(left), pd.read_parquet(right))
         out.mkdir(parents=True, exist_ok=True)
         pq.write_table(pa.Table.from_pandas(res, preserve_index=False), out / "part-0.parquet")
@@ -97,7 +98,8 @@ def bioframe(op: str, left: str, right: str, out: Path) -> int:
     return len(res)
 
 
-PER_ROW = {"count_overlaps": "count", "coverage": "coverage"}  # op -> the column it adds
+# op -> the column it adds (nearest: the distance to the row found, k = 1)
+PER_ROW = {"count_overlaps": "count", "coverage": "coverage", "nearest": "distance"}
 
 
 def column_total(path: Path, column: str) -> int:
