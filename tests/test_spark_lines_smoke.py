@@ -97,46 +97,29 @@ def test_genomic_reader_joins(spark):
     assert joined[0][0] >= rows[0][0]
 
 
-def test_stream_static_join(spark, tmp_path):
+@pytest.mark.parametrize("streams", [("a",), ("a", "b")], ids=["stream-static", "stream-stream"])
+def test_stream_join_equals_batch(spark, tmp_path, streams):
     rng = random.Random(5)
-    a_rows = sorted_rows(rng, "a", n=15, gap=500, width=200)
-    b_rows = sorted_rows(rng, "b", n=15, gap=500, width=200)
+    rows = {"a": sorted_rows(rng, "a", n=15, gap=500, width=200),
+            "b": sorted_rows(rng, "b", n=15, gap=500, width=200)}
     feed = Feed(spark, tmp_path / "feed")
-    feed.put("a", a_rows)
     s = gs.Session(spark)
-    s.register("a", feed.stream("a"))
-    s.register("b", spark.createDataFrame(b_rows, SCHEMA))
+    for name in rows:
+        if name in streams:
+            feed.put(name, rows[name])
+            s.register(name, feed.stream(name))
+        else:
+            s.register(name, spark.createDataFrame(rows[name], SCHEMA))
     q = "SELECT x.name, y.name FROM a x JOIN b y ON x.interval INTERSECTS y.interval"
     sink = Collect()
     query = (s.sql(q).writeStream.foreachBatch(sink).option("checkpointLocation", str(tmp_path / "ck"))
              .trigger(availableNow=True).start())
     query.awaitTermination(300)
-    s2 = gs.Session(spark)
-    s2.register("a", spark.createDataFrame(a_rows, SCHEMA))
-    s2.register("b", spark.createDataFrame(b_rows, SCHEMA))
-    want = Counter(tuple(r) for r in s2.sql(q).collect())
+    batch = gs.Session(spark)
+    for name in rows:
+        batch.register(name, spark.createDataFrame(rows[name], SCHEMA))
+    want = Counter(tuple(r) for r in batch.sql(q).collect())
     assert Counter(sink.rows) == want and want
-
-
-def test_stream_stream_join(spark, tmp_path):
-    feed = Feed(spark, tmp_path / "feed")
-    s = gs.Session(spark)
-    s.register("a", feed.stream("a"))
-    s.register("b", feed.stream("b"))
-    q = "SELECT x.name, y.name FROM a x JOIN b y ON x.interval INTERSECTS y.interval"
-    rng = random.Random(6)
-    a_rows = sorted_rows(rng, "a", n=15, gap=500, width=200)
-    b_rows = sorted_rows(rng, "b", n=15, gap=500, width=200)
-    feed.put("a", a_rows)
-    feed.put("b", b_rows)
-    sink = Collect()
-    query = (s.sql(q).writeStream.foreachBatch(sink).option("checkpointLocation", str(tmp_path / "ck"))
-             .trigger(availableNow=True).start())
-    query.awaitTermination(300)
-    s2 = gs.Session(spark)
-    s2.register("a", spark.createDataFrame(a_rows, SCHEMA))
-    s2.register("b", spark.createDataFrame(b_rows, SCHEMA))
-    assert Counter(sink.rows) == Counter(tuple(r) for r in s2.sql(q).collect())
 
 
 def test_explain_and_cli(spark, capsys):
