@@ -12,8 +12,9 @@ choice's reason says so.
   own join when neither can run the condition.
 * **stream x stream** (:mod:`.processor`): both sides, tagged, go through
   one ``transformWithStateInPandas`` operator (``applyInPandasWithState`` on
-  Spark 3.5, :mod:`.group_state`) keyed by the join's equality keys, which holds each side's rows only as long as the other side's
-  progress says they can still match (:mod:`.bounds`).
+  Spark 3.5, :mod:`.group_state`) keyed by the join's equality keys, which
+  holds each side's rows only as long as the other side's progress says they
+  can still match (:mod:`.bounds`).
 """
 
 from __future__ import annotations
@@ -116,7 +117,6 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 
 
 def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options: dict) -> tuple[DataFrame, Choice]:
-
     spec = node.spec
     spark_session = left.sparkSession
     choice = choose_stream(StreamFacts(both=True, how=spec.how, static_bytes=None), options,
