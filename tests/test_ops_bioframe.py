@@ -11,6 +11,7 @@ zero-length intervals. Results are compared as row multisets.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from unittest import mock
 
 import bioframe as bf
 import numpy as np
@@ -22,6 +23,8 @@ from pyspark.sql import functions as F
 
 import giql_spark as gs
 from giql_spark.errors import GiqlSparkError, UnknownColumnError
+
+from conftest import needs_classic
 
 COLS = ["chrom", "start", "end", "name", "strand"]
 SCHEMA = "chrom string, start bigint, `end` bigint, name string, strand string"
@@ -352,11 +355,15 @@ def test_nearest_matches_bioframe_closest(spark, pairs):
     runs = {"k=1": {"k": 1}, "k=2": {"k": 2}, "k=3,max=4": {"k": 3, "max_distance": 4}}
     runs["stranded,k=2"] = {"k": 2, "stranded": True}
     parts = {name: gs.nearest(d1, d2, **kw).select("name", "name_", "distance") for name, kw in runs.items()}
+    # the same runs by the Python kernel, which a session without the JVM extension takes
+    with mock.patch("giql_spark.dataframe.nearest.jvm_nearest", return_value=None):
+        parts.update({f"python {name}": gs.nearest(d1, d2, **kw).select("name", "name_", "distance")
+                      for name, kw in runs.items()})
     collected = {
         name: [dict(zip(("name", "name_", "distance"), values)) for values in found.elements()]
         for name, found in labelled(parts).items()
     }
-    for name, kw in runs.items():
+    for name, kw in [*runs.items(), *((f"python {n}", kw) for n, kw in runs.items())]:
         k, md = kw["k"], kw.get("max_distance")
         if kw.get("stranded"):
             want, pairs_ = {}, {}
@@ -368,6 +375,15 @@ def test_nearest_matches_bioframe_closest(spark, pairs):
             want, pairs_ = closest_oracle(p1, p2, k, md)
         got = nearest_picks(collected[name], pairs_, k)
         assert got == want, f"nearest {name}"
+
+
+def test_nearest_runs_in_the_jvm(spark):
+    """With the extension, nearest is one broadcast k-nearest join: no Python worker, no window."""
+    needs_classic(spark)
+    d = spark.createDataFrame([("c", 5, 9, "a", "+")], SCHEMA)
+    plan = gs.nearest(d, d, k=2, max_distance=3)._jdf.queryExecution().executedPlan().toString()
+    assert "BroadcastIntervalJoin" in plan and "nearest 2 within gap 7" in plan, plan
+    assert "Window" not in plan and "ArrowEvalPython" not in plan and "FlatMapCoGroups" not in plan, plan
 
 
 def test_nearest_prefers_overlap_to_book_ended_and_breaks_no_row_twice(spark):

@@ -74,6 +74,35 @@ def counting_options(left: DataFrame, right: DataFrame, spec: JoinSpec) -> dict 
     return next(({"strategy": n, **opts} for n, opts in COUNTING if n in names and n not in refused), None)
 
 
+def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull,
+                k: int, max_gap: int | None) -> DataFrame | None:
+    """The k-nearest join in the JVM (:func:`giql_spark.joins.jvm.nearest_join`, a left join),
+    or None where the session cannot run it (no extension) or the right side is too large to
+    broadcast (``spark.giql.broadcastMaxBytes``, as the overlap joins)."""
+    from ..joins import jvm
+
+    if "jvm_broadcast" in registry.unavailable(left.sparkSession):
+        return None
+    if not _broadcastable(right):
+        return None
+    return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap)
+
+
+def _broadcastable(df: DataFrame) -> bool:
+    """Whether Spark's size estimate of ``df`` is within the broadcast limit (unknown: yes)."""
+    from ..planner.stats.spark import plan_facts
+
+    limit = df.sparkSession.conf.get("spark.giql.broadcastMaxBytes", "2g")
+    size = plan_facts(df, files=False).size
+    return size is None or size <= _bytes(limit)
+
+
+def _bytes(text: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    t = text.strip().lower().rstrip("b")
+    return int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
+
+
 def nearest_candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec) -> DataFrame:
     """The k-nearest candidate pairs of ``refs`` among ``targets`` (see :class:`NearestSpec`)."""
     node = Nearest("", _side(targets), _side(refs), spec)

@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
 from ..joins.spec import NearestSpec
-from .engine import nearest_candidates
+from .engine import jvm_nearest, nearest_candidates
 from .frames import (
     MAX_COORD,
     checked,
@@ -118,6 +118,9 @@ def nearest(df1: DataFrame, df2: DataFrame, k: int = 1, max_distance: int | None
     distinct_names(names, op)
 
     a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
+    joined = _in_jvm(a, b, c1, c2, st1, st2, k, max_distance, p1, p2)
+    if joined is not None:
+        return joined
     refs, lone = _side(a, c1, st1, id=F.monotonically_increasing_id())
     targets, _ = _side(b, c2, st2, sentinel=F.lit(False))
     targets = targets.unionByName(_sentinels(refs, targets))
@@ -157,6 +160,52 @@ def nearest(df1: DataFrame, df2: DataFrame, k: int = 1, max_distance: int | None
         F.lit(None).cast("long").alias("distance"),
     )
     return chosen.select(*out).unionByName(alone)
+
+
+def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, p1: str, p2: str):
+    """The k-nearest join inside the JVM (``b`` broadcast as an interval index), or None.
+
+    Both sides are renamed to their output names (distinct, checked) and
+    joined flat, no struct per row. The operator ranks by the gap between
+    closed hulls in doubled coordinates, ``[2s, max(2e - 1, 2s)]``: a
+    zero-length interval at ``p`` is the point ``2p``, so two hulls meet
+    exactly when bioframe's overlap holds, and a gap of ``2d`` or ``2d + 1``
+    is a bioframe distance of ``d`` (so ``max_distance`` m is a gap of
+    ``2m + 1``). Its order refines bioframe's: the distances returned are
+    bioframe's. A row with a NULL key or coordinate joins nothing and is kept.
+    """
+    n1 = {c: c + p1 for c in a.columns}
+    n2 = {c: c + p2 for c in b.columns}
+    left = a.select(*[col(c).alias(n) for c, n in n1.items()])
+    right = b.select(*[col(c).alias(n) for c, n in n2.items()])
+
+    def hull(names, cols):
+        s, e = (f"CAST({_q(names[cols[1]])} AS BIGINT)", f"CAST({_q(names[cols[2]])} AS BIGINT)")
+        return f"2 * {s}", f"greatest(2 * {e} - 1, 2 * {s})"
+
+    lk, rk = [], []
+    for x, y in ((c1[0], c2[0]), (st1, st2)):
+        if x is None:
+            continue
+        if a.schema[x].dataType == b.schema[y].dataType:
+            lk.append(_q(n1[x]))
+            rk.append(_q(n2[y]))
+        else:  # keys of two types meet as strings, as SQL's equality would compare them
+            lk.append(f"CAST({_q(n1[x])} AS STRING)")
+            rk.append(f"CAST({_q(n2[y])} AS STRING)")
+    max_gap = None if max_distance is None else 2 * int(max_distance) + 1
+    joined = jvm_nearest(left, right, lk, hull(n1, c1), rk, hull(n2, c2), k, max_gap)
+    if joined is None:
+        return None
+    s1, e1 = F.col(n1[c1[1]]).cast("long"), F.col(n1[c1[2]]).cast("long")
+    s2, e2 = F.col(n2[c2[1]]).cast("long"), F.col(n2[c2[2]]).cast("long")
+    matched = F.col(n2[c2[1]]).isNotNull()
+    distance = F.when(matched, F.greatest(s1 - e2, s2 - e1, F.lit(0).cast("long")))
+    return joined.select(*n1.values(), *n2.values(), distance.alias("distance"))
+
+
+def _q(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _sentinels(refs: DataFrame, targets: DataFrame) -> DataFrame:

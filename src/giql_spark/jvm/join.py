@@ -25,7 +25,10 @@ JOIN_TYPES = {
     "anti": "left_anti", "left_anti": "left_anti", "leftanti": "left_anti",
 }
 OPTIONS = {"algo": ("auto", "broadcast", "sweep", "merge"), "build": ("auto", "left", "right"),
-           "index": ("auto", "tree", "scan"), "tile": ("auto", "<positive integer>")}
+           "index": ("auto", "tree", "scan"), "tile": ("auto", "<positive integer>"),
+           "nearest": ("<positive integer>",), "maxgap": ("none", "<non-negative integer>")}
+# option -> (smallest whole number it takes, the word it also takes)
+_NUMBERS = {"tile": (1, "auto"), "nearest": (1, None), "maxgap": (0, "none")}
 
 
 def options_string(**options: str) -> str:
@@ -37,9 +40,12 @@ def options_string(**options: str) -> str:
         if k not in OPTIONS:
             raise ValueError(f"unknown interval-join option {k!r} (options: {', '.join(OPTIONS)})")
         v = str(v).lower()
-        if k == "tile" and v != "auto":
-            if not v.isdigit() or int(v) <= 0:
-                raise ValueError(f"interval-join option tile={v!r} is not a positive integer or auto")
+        if k in _NUMBERS and v != _NUMBERS[k][1]:
+            least, word = _NUMBERS[k]
+            if not v.isdigit() or int(v) < least:
+                kind = "a positive" if least else "a non-negative"
+                raise ValueError(f"interval-join option {k}={v!r} is not {kind} integer"
+                                 + (f" or {word}" if word else ""))
         elif v not in OPTIONS[k]:
             raise ValueError(f"interval-join option {k}={v!r} is not one of {', '.join(OPTIONS[k])}")
         parts.append(f"{k}={v}")

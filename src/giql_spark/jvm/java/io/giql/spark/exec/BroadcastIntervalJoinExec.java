@@ -38,6 +38,7 @@ import io.giql.spark.compat.PartitionFn;
 import io.giql.spark.compat.Partitions;
 import io.giql.spark.index.IntervalIndex;
 import io.giql.spark.index.IntervalIndexMode;
+import io.giql.spark.index.Nearest;
 import io.giql.spark.index.PerRow;
 
 import scala.Option;
@@ -55,6 +56,10 @@ import scala.runtime.AbstractFunction2;
  * the build side is preserved (full outer, right outer building right, left outer / semi / anti
  * building left), a first job ORs per-task bitsets of matched build rows and the build rows are
  * then emitted once from one extra partition, as BroadcastNestedLoopJoinExec does.
+ *
+ * <p>With {@link Nearest} (inner or left outer, building the right side) each left row joins
+ * the k right rows of its keys whose hulls are nearest to its own, found by the index, instead
+ * of the rows whose hulls meet; the residual then filters those.
  */
 public final class BroadcastIntervalJoinExec extends ExecNode {
   private static final long serialVersionUID = 1L;
@@ -73,6 +78,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
   private final String index;
   private final Option<Seq<NamedExpression>> projection;
   private final PerRow perRow; // one row per left row with its count (build right), or null
+  private final Nearest nearest; // a k-nearest join (build right), or null
 
   public BroadcastIntervalJoinExec(SparkPlan left, SparkPlan right, JoinType joinType,
       String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
@@ -87,7 +93,17 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       Seq<Expression> rightKeys, Expression rightLo, Expression rightHi,
       Option<Expression> residual, String index, Option<Seq<NamedExpression>> projection,
       Option<PerRow> perRow) {
+    this(left, right, joinType, buildSide, leftKeys, leftLo, leftHi, rightKeys, rightLo, rightHi,
+        residual, index, projection, perRow, Option.empty());
+  }
+
+  public BroadcastIntervalJoinExec(SparkPlan left, SparkPlan right, JoinType joinType,
+      String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
+      Seq<Expression> rightKeys, Expression rightLo, Expression rightHi,
+      Option<Expression> residual, String index, Option<Seq<NamedExpression>> projection,
+      Option<PerRow> perRow, Option<Nearest> nearest) {
     this.perRow = perRow.isDefined() ? perRow.get() : null;
+    this.nearest = nearest.isDefined() ? nearest.get() : null;
     this.left = left;
     this.right = right;
     this.joinType = joinType;
@@ -190,7 +206,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
   @Override
   protected SparkPlan withChildren(List<SparkPlan> c) {
     return new BroadcastIntervalJoinExec(c.get(0), c.get(1), joinType, buildSide, leftKeys,
-        leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index, projection, Option.apply(perRow));
+        leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index, projection,
+        Option.apply(perRow), Option.apply(nearest));
   }
 
   /**
@@ -202,11 +219,18 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         leftHi, rightKeys, rightLo, rightHi, residual, index, Option.apply(keep), Option.apply(p));
   }
 
+  /** This join (inner or left outer) as a k-nearest join building the right side. */
+  public BroadcastIntervalJoinExec withNearest(Nearest n) {
+    return new BroadcastIntervalJoinExec(left, right, joinType, "right", leftKeys, leftLo,
+        leftHi, rightKeys, rightLo, rightHi, residual, index, projection, Option.empty(),
+        Option.apply(n));
+  }
+
   @Override
   protected Object[] fields() {
     return new Object[] {
         left, right, joinType, buildSide, leftKeys, leftLo, leftHi, rightKeys, rightLo, rightHi,
-        residual, index, projection, perRow == null ? Option.empty() : Option.apply(perRow)};
+        residual, index, projection, Option.apply(perRow), Option.apply(nearest)};
   }
 
   @Override
@@ -227,7 +251,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         + ", index " + index
         + (residual.isDefined() ? ", residual " + residual.get() : "")
         + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "")
-        + (perRow != null ? ", " + perRow : "");
+        + (perRow != null ? ", " + perRow : "")
+        + (nearest != null ? ", " + nearest : "");
   }
 
   @Override
@@ -342,6 +367,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         types(streamed().output()), numOut, numCand);
     q.perRow = perRow;
     q.keepsUnmatched = preservesLeft();
+    q.nearest = nearest;
     return q;
   }
 
@@ -367,6 +393,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     final SQLMetric numCand;
     PerRow perRow;
     boolean keepsUnmatched; // a per-row count's unmatched left rows report a row
+    Nearest nearest;        // a k-nearest join: the candidates are the nearest rows
 
     Probe(Mode mode, Broadcast<IntervalIndex> bc, Seq<Expression> streamKeys, Expression streamLo,
         Expression streamHi, Expression residual, Seq<Attribute> residualInput,
@@ -397,6 +424,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
           joinedInput, buildRight, streamFields, buildFields, streamTypes, numOut, numCand);
       q.perRow = perRow;
       q.keepsUnmatched = keepsUnmatched;
+      q.nearest = nearest;
       return q;
     }
 
@@ -423,6 +451,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private final UnsafeRow buildRow;
     private final InternalRow nullBuild;
     private final IntervalIndex.IntBuffer cand = new IntervalIndex.IntBuffer();
+    private final Nearest.Scratch nearScratch = new Nearest.Scratch();
     final long[] matchedBuild; // MARK mode only
     private InternalRow cur;
     private boolean curMatched;
@@ -487,7 +516,11 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         hint = -1;
       }
       if (g < 0) return;
-      hint = idx.query(g, Math.min(x, y), Math.max(x, y), hint, cand);
+      if (p.nearest != null) {
+        p.nearest.find(idx, g, Math.min(x, y), Math.max(x, y), nearScratch, cand);
+      } else {
+        hint = idx.query(g, Math.min(x, y), Math.max(x, y), hint, cand);
+      }
       candRows += cand.n;
     }
 

@@ -50,6 +50,7 @@ import io.giql.spark.exec.MergeIntervalJoinExec;
 import io.giql.spark.exec.SumCountsExec;
 import io.giql.spark.exec.SweepIntervalJoinExec;
 import io.giql.spark.exec.TileExpandExec;
+import io.giql.spark.index.Nearest;
 import io.giql.spark.index.PerRow;
 import io.giql.spark.merge.MergePlanner;
 
@@ -174,6 +175,19 @@ public final class BandJoinStrategy extends SparkStrategy {
         residual = Option.apply(r);
       }
       BandParams params = m.params();
+      if (params.nearest > 0) {
+        if (countAttr != null || perRow != null) return Scala.seqOf(); // Spark aggregates
+        if (swap || !(j.joinType() instanceof InnerLike) && j.joinType() != LeftOuter$.MODULE$) {
+          throw new IllegalArgumentException(BandMarker.NAME + " with nearest=" + params.nearest
+              + " is a k-nearest join of the marker's left side (kept, inner or left outer) to"
+              + " its right side, which is indexed; this join is " + j.joinType()
+              + (swap ? " with the sides the other way round" : ""));
+        }
+        return Scala.seqOf(new BroadcastIntervalJoinExec(planLater(j.left()),
+            planLater(j.right()), j.joinType(), "right", Scala.seq(hl), llo, lhi, Scala.seq(hr),
+            rlo, rhi, residual, params.index, projection)
+            .withNearest(new Nearest(params.nearest, params.maxGap)));
+      }
       if (useMerge(params)) {
         String[] why = new String[1];
         SparkPlan merge = MergePlanner.plan(j, hl, hr, llo, lhi, rlo, rhi, residual, projection,

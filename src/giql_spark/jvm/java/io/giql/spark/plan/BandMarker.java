@@ -203,12 +203,22 @@ public final class BandMarker extends GiqlExpression {
 
   @Override
   public Object eval(InternalRow row) {
+    refuseNearest();
     return plain().eval(row);
   }
 
   @Override
   public ExprCode doGenCode(CodegenContext ctx, ExprCode ev) {
+    refuseNearest();
     return plain().genCode(ctx);
+  }
+
+  /** A k-nearest marker is no row test: only its operator may run it. */
+  private void refuseNearest() {
+    if (params().nearest > 0) {
+      throw new IllegalStateException(NAME + " with nearest=" + params().nearest
+          + " runs only as the broadcast interval join; this plan evaluates it as a condition");
+    }
   }
 
   @Override

@@ -22,6 +22,12 @@ import java.util.Map;
  *       or {@code scan} (sorted starts plus the widest interval of the key).</li>
  *   <li>{@code algo=sweep}: both sides shuffled by (key, tile) and swept (inner joins);
  *       {@code tile}: the tile width of the sweep ({@code auto} = 1,000,000).</li>
+ *   <li>{@code nearest}: {@code k} > 0 makes the join a k-nearest join: each left row joins the
+ *       k right rows of its keys whose hulls are nearest to its hull (gap 0 when they share a
+ *       point, else the distance between them), ordered by (gap, lo, hi), not the rows whose
+ *       hulls meet; {@code maxgap}: only right rows within that gap ({@code none} = any).
+ *       Planned only as the broadcast join building the right side (inner or left outer):
+ *       {@code BandJoinStrategy} refuses it otherwise, so the marker is never evaluated.</li>
  * </ul>
  */
 final class BandParams implements Serializable {
@@ -31,12 +37,17 @@ final class BandParams implements Serializable {
   final String build;
   final String index;
   final long tile; // sweep tile width; 0 = auto
+  final int nearest; // k of a k-nearest join; 0 = an overlap join
+  final long maxGap; // a k-nearest join's largest gap; -1 = none
 
-  private BandParams(String algo, String build, String index, long tile) {
+  private BandParams(String algo, String build, String index, long tile, int nearest,
+      long maxGap) {
     this.algo = algo;
     this.build = build;
     this.index = index;
     this.tile = tile;
+    this.nearest = nearest;
+    this.maxGap = maxGap;
   }
 
   /** Parses {@code text}; throws IllegalArgumentException with a readable message. */
@@ -46,6 +57,8 @@ final class BandParams implements Serializable {
     kv.put("build", "auto");
     kv.put("index", "auto");
     kv.put("tile", "auto");
+    kv.put("nearest", "0");
+    kv.put("maxgap", "none");
     if (text != null) {
       for (String part : text.split("[;,]")) {
         String p = part.trim();
@@ -58,7 +71,8 @@ final class BandParams implements Serializable {
         String v = p.substring(eq + 1).trim().toLowerCase(Locale.ROOT);
         if (!kv.containsKey(k)) {
           throw new IllegalArgumentException(
-              "giql_band has no option '" + k + "' (options: algo, build, index, tile)");
+              "giql_band has no option '" + k + "' (options: algo, build, index, tile, nearest,"
+              + " maxgap)");
         }
         kv.put(k, v);
       }
@@ -66,19 +80,31 @@ final class BandParams implements Serializable {
     check("algo", kv.get("algo"), "auto", "broadcast", "sweep", "merge");
     check("build", kv.get("build"), "auto", "left", "right");
     check("index", kv.get("index"), "auto", "tree", "scan");
-    long tile = 0;
-    if (!"auto".equals(kv.get("tile"))) {
-      try {
-        tile = Long.parseLong(kv.get("tile"));
-      } catch (NumberFormatException e) {
-        tile = -1;
-      }
-      if (tile <= 0) {
-        throw new IllegalArgumentException(
-            "giql_band option tile=" + kv.get("tile") + " is not a positive integer (or auto)");
-      }
+    long tile = "auto".equals(kv.get("tile")) ? 0 : number("tile", kv.get("tile"), 1, "auto");
+    long k = number("nearest", kv.get("nearest"), 0, null);
+    if (k > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("giql_band option nearest=" + k + " is too large");
     }
-    return new BandParams(kv.get("algo"), kv.get("build"), kv.get("index"), tile);
+    long maxGap = "none".equals(kv.get("maxgap")) ? -1
+        : number("maxgap", kv.get("maxgap"), 0, "none");
+    return new BandParams(kv.get("algo"), kv.get("build"), kv.get("index"), tile, (int) k,
+        maxGap);
+  }
+
+  /** {@code value} as a whole number of at least {@code min}; else a readable error. */
+  private static long number(String key, String value, long min, String orElse) {
+    long v;
+    try {
+      v = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      v = min - 1;
+    }
+    if (v < min) {
+      throw new IllegalArgumentException("giql_band option " + key + "=" + value + " is not "
+          + (min > 0 ? "a positive" : "a non-negative") + " integer"
+          + (orElse == null ? "" : " (or " + orElse + ")"));
+    }
+    return v;
   }
 
   private static void check(String key, String value, String... allowed) {
@@ -92,6 +118,8 @@ final class BandParams implements Serializable {
   @Override
   public String toString() {
     return "algo=" + algo + ";build=" + build + ";index=" + index + ";tile="
-        + (tile == 0 ? "auto" : String.valueOf(tile));
+        + (tile == 0 ? "auto" : String.valueOf(tile))
+        + (nearest > 0 ? ";nearest=" + nearest + ";maxgap=" + (maxGap < 0 ? "none" : maxGap)
+            : "");
   }
 }
