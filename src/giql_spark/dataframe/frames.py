@@ -78,8 +78,9 @@ def checked(df: DataFrame, cols: tuple[str, str, str], arg: str, op: str) -> Dat
 
     A row is bad when ``start < 0``, ``start > end`` or a coordinate reaches
     :data:`MAX_COORD`. The check is lazy (it runs with the job, costs one
-    comparison per row) and guards both coordinate columns, so it fires
-    whichever of them a plan reads. NULL coordinates pass.
+    comparison per row) and is a filter that keeps every good row: the
+    columns stay the scan's own, which the JVM operators then read straight
+    off the Parquet column vectors. NULL coordinates pass.
     """
     chrom, start, end = cols
     s, e = col(start), col(end)
@@ -88,10 +89,7 @@ def checked(df: DataFrame, cols: tuple[str, str, str], arg: str, op: str) -> Dat
         f"{op}: {arg} has an invalid interval %s:%s-%s (need 0 <= {start} <= {end} < 2^60)",
         col(chrom), s.cast("string"), e.cast("string"),
     )
-    return df.withColumns({
-        start: F.when(bad, F.raise_error(message)).otherwise(s),
-        end: F.when(bad, F.raise_error(message)).otherwise(e),
-    })
+    return df.where(F.when(bad, F.raise_error(message).cast("boolean")).otherwise(F.lit(True)))
 
 
 def packed(df: DataFrame, alias: str, *extra: Column) -> DataFrame:

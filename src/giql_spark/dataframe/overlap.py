@@ -11,6 +11,7 @@ from ..joins.spec import Interval, JoinSpec
 from .engine import counting_options, interval_join, strategy_options, stream_options
 from .frames import (
     checked,
+    col,
     distinct_names,
     field,
     interval_cols,
@@ -24,6 +25,7 @@ from .frames import (
 
 _HOW = {"inner": "inner", "left": "left", "right": "right", "outer": "full", "semi": "semi", "anti": "anti"}
 ID = "__gs_row"
+ONE = "__gs_one"
 
 
 def side_interval(alias: str, cols) -> Interval:
@@ -31,12 +33,31 @@ def side_interval(alias: str, cols) -> Interval:
     return Interval(field(alias, c), field(alias, s), field(alias, e))
 
 
-def overlap_spec(how: str, cols1, cols2, on: list[str]) -> JoinSpec:
-    """bioframe's overlap between struct columns ``l`` and ``r`` (see :func:`.frames.overlap_sql`)."""
-    condition = overlap_sql("l", cols1, "r", cols2)
-    condition += "".join(f" AND {field('l', c)} = {field('r', c)}" for c in on)
-    return JoinSpec(how=how, predicate="intersects", left=side_interval("l", cols1),
-                    right=side_interval("r", cols2), condition=condition)
+def overlap_spec(how: str, cols1, cols2, on: list[str], aliases=("l", "r")) -> JoinSpec:
+    """bioframe's overlap between struct columns (or DataFrame aliases) ``l`` and ``r``
+    (see :func:`.frames.overlap_sql`)."""
+    l, r = aliases
+    condition = overlap_sql(l, cols1, r, cols2)
+    condition += "".join(f" AND {field(l, c)} = {field(r, c)}" for c in on)
+    return JoinSpec(how=how, predicate="intersects", left=side_interval(l, cols1),
+                    right=side_interval(r, cols2), condition=condition)
+
+
+def exact_overlap_spec(how: str, cols1, cols2, aliases: tuple[str, str]) -> JoinSpec:
+    """bioframe's overlap as closed hulls that share a point, for intervals with
+    ``start <= end`` (:func:`.frames.checked`): ``[start, max(end - 1, start)]``
+    (a zero-length interval is its one position), so ``s1 < end2' and s2 < end1'``
+    holds exactly when the hulls meet, and the JVM operators need no residual.
+    The end is written so that a NULL start or end makes it NULL (greatest
+    would skip a NULL)."""
+    l, r = aliases
+
+    def hull(alias, cols):
+        c, s, e = (field(alias, x) for x in cols)
+        return Interval(c, s, f"{e} - 1 + CAST({e} = {s} AS BIGINT)")
+
+    return JoinSpec(how=how, predicate="intersects", left=hull(l, cols1), right=hull(r, cols2),
+                    condition=overlap_sql(l, cols1, r, cols2), exact_hulls=True)
 
 
 def overlap(df1: DataFrame, df2: DataFrame, how: str = "left", return_overlap=False,
@@ -150,19 +171,37 @@ def count_overlaps(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, on=No
     if "count" in df1.columns:
         raise GiqlSparkError(f"{op}: df1 already has a column named 'count'")
     a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
+    if strategy is None:
+        return _counted_in_jvm(a, b, c1, c2, on, df1.columns)
+    # Any other strategy builds the pairs (the JVM ones count per row) and Spark counts them.
     left = packed(a, "l", F.monotonically_increasing_id().alias(ID))
-    right = packed(b, "r")
     spec = overlap_spec("left", c1, c2, on)
     options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
-    if strategy is None:
-        options = counting_options(left, right, spec)
-        if options is None:
-            return count_kernel(a, b, _kernel_interval(c1, on), _kernel_interval(c2, on), column="count")
-    # Grouped by the row id, the JVM operators report each df1 row once with
-    # its count (no pairs, no aggregate); other strategies build the pairs.
-    joined = interval_join(left, right, spec, options)
+    joined = interval_join(left, packed(b, "r"), spec, options)
     counted = joined.groupBy(ID).agg(F.first("l").alias("l"), F.count("r").alias("count"))
     return counted.select(*unpacked("l", df1.columns, ""), "count")
+
+
+def _counted_in_jvm(a: DataFrame, b: DataFrame, c1, c2, on: list[str], names: list[str]) -> DataFrame:
+    """Counts by the JVM join that counts per left row, else by the counting kernel.
+
+    The sides stay flat under aliases, no struct per row: the operators read
+    and write the columns as they are. The right side keeps only what the test
+    reads, and a constant that COUNT counts (never NULL on its side, so an
+    unmatched row counts 0). Grouped by the row id, the operator reports each
+    row once with its count: no pairs, no aggregate.
+    """
+    L, R = "__gs_l", "__gs_r"
+    left = a.withColumn(ID, F.monotonically_increasing_id()).alias(L)
+    right = b.select(*[col(c) for c in dict.fromkeys([*c2, *on])], F.lit(1).alias(ONE)).alias(R)
+    spec = overlap_spec("left", c1, c2, on, (L, R)) if on else exact_overlap_spec("left", c1, c2, (L, R))
+    options = counting_options(left, right, spec)
+    if options is None:
+        return count_kernel(a, b, _kernel_interval(c1, on), _kernel_interval(c2, on), column="count")
+    joined = interval_join(left, right, spec, options)
+    counted = joined.groupBy(F.col(f"{L}.{ID}")).agg(
+        *[F.first(F.col(field(L, c))).alias(c) for c in names], F.count(F.col(field(R, ONE))).alias("count"))
+    return counted.select(*[col(c) for c in names], "count")
 
 
 def _kernel_interval(cols, on: list[str]) -> Interval:

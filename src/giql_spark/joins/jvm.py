@@ -51,9 +51,14 @@ def _join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict) -> D
 
     keys = spec.key_pairs
     (_, ls, le), (_, rs, re_) = spec.left.text, spec.right.text
-    marker = band([spark(k) for k, _ in keys], f"least({ls}, {le})", f"greatest({ls}, {le})",
-                  [spark(k) for _, k in keys], f"least({rs}, {re_})", f"greatest({rs}, {re_})", **options)
-    return left.join(right, marker & F.expr(spec.full_condition), _SPARK_HOW[spec.how])
+    # the operators test keys and hulls themselves: an exact-hull condition is no residual
+    exact = spec.exact_hulls and spec.residual is None
+    if exact:  # ordered ends, NULL when any column is (least and greatest would skip a NULL)
+        hulls = (ls, le), (rs, re_)
+    else:
+        hulls = (f"least({ls}, {le})", f"greatest({ls}, {le})"), (f"least({rs}, {re_})", f"greatest({rs}, {re_})")
+    marker = band([spark(k) for k, _ in keys], *hulls[0], [spark(k) for _, k in keys], *hulls[1], **options)
+    return left.join(right, marker if exact else marker & F.expr(spec.full_condition), _SPARK_HOW[spec.how])
 
 
 def broadcast_join(left: DataFrame, right: DataFrame, spec: JoinSpec, build: str = "auto", *,

@@ -99,6 +99,11 @@ class JoinSpec:
     #: numbers: the runtime need not ask Spark their types.
     ends_numeric: bool = field(default=False, compare=False)
     options: dict = field(default_factory=dict, compare=False)
+    #: The condition is exactly "the keys are equal and the closed hulls
+    #: ``[start, end]`` share a point", with ``start <= end`` on both sides and
+    #: ``end`` NULL when any column it reads is: a strategy that tests keys
+    #: and hulls itself need not evaluate it again.
+    exact_hulls: bool = False
 
     def __post_init__(self) -> None:
         if self.how not in JOIN_TYPES:

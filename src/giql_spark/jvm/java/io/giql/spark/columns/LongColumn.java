@@ -1,10 +1,15 @@
 package io.giql.spark.columns;
 
+import org.apache.spark.sql.catalyst.expressions.Add;
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Greatest;
 import org.apache.spark.sql.catalyst.expressions.Least;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegerType$;
 import org.apache.spark.sql.types.LongType$;
@@ -13,7 +18,11 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * An integer expression over the scan row evaluated straight on the batch's column vectors:
- * a column, or {@code least} / {@code greatest} of two (the hull of an interval's two ends).
+ * a column, {@code least} / {@code greatest} of two (the hull of an interval's two ends), the
+ * sum or difference of two terms or a term and a constant, or an equality of two terms as 0 or
+ * 1 (the exact hull end {@code end - 1 + CAST(end = start AS BIGINT)} of a half-open interval).
+ * A sum is read here only under ANSI arithmetic (elsewhere Spark would wrap), and an
+ * overflow fails the task with one line, as Spark's own ANSI overflow does.
  *
  * <p>Why: a merge count needs of each row only its bounds and the columns its residual reads;
  * projecting every row into an UnsafeRow to read them back cost more than reading them. Anything
@@ -57,7 +66,120 @@ public abstract class LongColumn {
       LongColumn b = of(ch.apply(1), cols);
       return a == null || b == null ? null : new MinMax(a, b, least);
     }
+    boolean add = e instanceof Add;
+    if ((add || e instanceof Subtract) && e.dataType() == LongType$.MODULE$
+        && !ansiOff(e)) {
+      LongColumn a = term(e.children().apply(0), cols);
+      LongColumn b = term(e.children().apply(1), cols);
+      return a == null || b == null ? null : new Sum(a, b, add, e.sql());
+    }
+    if (e instanceof Cast && e.dataType() == LongType$.MODULE$
+        && ((Cast) e).child() instanceof EqualTo) {
+      EqualTo eq = (EqualTo) ((Cast) e).child();
+      LongColumn a = of(eq.left(), cols);
+      LongColumn b = of(eq.right(), cols);
+      return a == null || b == null ? null : new Equal(a, b);
+    }
     return null;
+  }
+
+  /** A term of a sum: an evaluator, or a constant as one. */
+  private static LongColumn term(Expression e, java.util.Map<Integer, Col> cols) {
+    if (e instanceof Literal && e.dataType() == LongType$.MODULE$) {
+      Object v = ((Literal) e).value();
+      return v == null ? null : new Constant((Long) v);
+    }
+    return of(e, cols);
+  }
+
+  /** Whether Spark wraps a sum on overflow (ANSI off), which this evaluator would not. */
+  private static boolean ansiOff(Expression e) {
+    return !org.apache.spark.sql.internal.SQLConf.get().ansiEnabled();
+  }
+
+  private static final class Constant extends LongColumn {
+    private final long v;
+
+    Constant(long v) {
+      this.v = v;
+    }
+
+    @Override
+    public void batch(ColumnarBatch b) {}
+
+    @Override
+    public boolean isNull(int row) {
+      return false;
+    }
+
+    @Override
+    public long get(int row) {
+      return v;
+    }
+  }
+
+  /** a + b or a - b: NULL when either is; overflow fails as ANSI arithmetic does. */
+  private static final class Sum extends LongColumn {
+    private final LongColumn a;
+    private final LongColumn b;
+    private final boolean add;
+    private final String sql;
+
+    Sum(LongColumn a, LongColumn b, boolean add, String sql) {
+      this.a = a;
+      this.b = b;
+      this.add = add;
+      this.sql = sql;
+    }
+
+    @Override
+    public void batch(ColumnarBatch batch) {
+      a.batch(batch);
+      b.batch(batch);
+    }
+
+    @Override
+    public boolean isNull(int row) {
+      return a.isNull(row) || b.isNull(row);
+    }
+
+    @Override
+    public long get(int row) {
+      try {
+        return add ? Math.addExact(a.get(row), b.get(row))
+            : Math.subtractExact(a.get(row), b.get(row));
+      } catch (ArithmeticException x) {
+        throw io.giql.spark.compat.UserErrors.raised("giql interval join: " + sql
+            + " overflows BIGINT");
+      }
+    }
+  }
+
+  /** a = b as 1 or 0: NULL when either is. */
+  private static final class Equal extends LongColumn {
+    private final LongColumn a;
+    private final LongColumn b;
+
+    Equal(LongColumn a, LongColumn b) {
+      this.a = a;
+      this.b = b;
+    }
+
+    @Override
+    public void batch(ColumnarBatch batch) {
+      a.batch(batch);
+      b.batch(batch);
+    }
+
+    @Override
+    public boolean isNull(int row) {
+      return a.isNull(row) || b.isNull(row);
+    }
+
+    @Override
+    public long get(int row) {
+      return a.get(row) == b.get(row) ? 1 : 0;
+    }
   }
 
   private static final class Col extends LongColumn {
