@@ -32,6 +32,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.types.DataType;
 
 import io.giql.spark.columns.Bind;
+import io.giql.spark.columns.FastResidual;
 import io.giql.spark.columns.Residual;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.PartitionFn;
@@ -452,6 +453,16 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private final InternalRow nullBuild;
     private final IntervalIndex.IntBuffer cand = new IntervalIndex.IntBuffer();
     private final Nearest.Scratch nearScratch = new Nearest.Scratch();
+    // the fast residual on values: the build side's from arrays by entry, the stream row's
+    // read once per row (null: the residual is asked of the rows)
+    private final FastResidual fast;
+    private final long[][] buildCols;
+    private final long[] buildNulls;
+    private final int[] streamOrds;
+    private final boolean[] streamInt;
+    private final long[] sv;
+    private final long[] bv;
+    private long sn;
     final long[] matchedBuild; // MARK mode only
     private InternalRow cur;
     private boolean curMatched;
@@ -472,6 +483,24 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       this.streamToUnsafe = p.mode == Mode.SEMI || p.mode == Mode.ANTI
           ? UnsafeProjection.create(p.streamTypes)
           : null;
+      this.fast = residual == null ? null : residual.fast();
+      if (fast != null) {
+        int bs = p.buildRight ? 1 : 0;
+        long[][] cols = idx.entryColumns(fast.columns(bs), fast.columnsAreInt(bs));
+        this.buildCols = cols;
+        this.buildNulls = cols[cols.length - 1];
+        this.streamOrds = fast.columns(1 - bs);
+        this.streamInt = fast.columnsAreInt(1 - bs);
+        this.sv = new long[streamOrds.length];
+        this.bv = new long[cols.length - 1];
+      } else {
+        this.buildCols = null;
+        this.buildNulls = null;
+        this.streamOrds = null;
+        this.streamInt = null;
+        this.sv = null;
+        this.bv = null;
+      }
       this.buildRow = new UnsafeRow(p.buildFields);
       this.nullBuild = new GenericInternalRow(p.buildFields);
       this.matchedBuild = p.mode == Mode.MARK ? new long[(idx.numRows() + 63) >>> 6] : null;
@@ -516,6 +545,13 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         hint = -1;
       }
       if (g < 0) return;
+      if (fast != null) {
+        sn = 0;
+        for (int k = 0; k < streamOrds.length; k++) {
+          if (cur.isNullAt(streamOrds[k])) sn |= 1L << k;
+          else sv[k] = streamInt[k] ? cur.getInt(streamOrds[k]) : cur.getLong(streamOrds[k]);
+        }
+      }
       if (p.nearest != null) {
         p.nearest.find(idx, g, Math.min(x, y), Math.max(x, y), nearScratch, cand);
       } else {
@@ -529,11 +565,19 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       while (true) {
         if (cur != null) {
           while (candPos < cand.n) {
-            int r = idx.rowOf[cand.a[candPos++]];
+            int entry = cand.a[candPos++];
+            int v = FastResidual.UNKNOWN;
+            if (fast != null) {
+              for (int k = 0; k < bv.length; k++) bv[k] = buildCols[k][entry];
+              long bn = buildNulls == null ? 0 : buildNulls[entry];
+              v = p.buildRight ? fast.evalValues(sv, sn, bv, bn) : fast.evalValues(bv, bn, sv, sn);
+              if (v == FastResidual.FALSE) continue;
+            }
+            int r = idx.rowOf[entry];
             idx.pointTo(buildRow, r);
             pair(cur, buildRow);
-            if (residual != null && !(p.buildRight ? residual.holds(cur, buildRow, joined)
-                : residual.holds(buildRow, cur, joined))) {
+            if (residual != null && v != FastResidual.TRUE && !(p.buildRight
+                ? residual.holds(cur, buildRow, joined) : residual.holds(buildRow, cur, joined))) {
               continue;
             }
             curMatched = true;

@@ -95,6 +95,41 @@ public final class IntervalIndex implements HashedRelation, Serializable {
     return g == null ? -1 : g;
   }
 
+  private transient HashMap<String, long[][]> entryColumns;
+
+  /**
+   * Integer columns {@code ords} of the build rows as arrays by entry, and last an array of NULL
+   * bits by entry (bit k: column k is NULL), or null where no value is NULL. Made once per JVM
+   * for each set of columns and kept with the index: a residual that reads them (the half-open
+   * test of an interval join) then reads the entries' values in their order, from arrays, instead
+   * of each candidate's row from wherever the build rows lie.
+   */
+  public synchronized long[][] entryColumns(int[] ords, boolean[] isInt) {
+    if (entryColumns == null) entryColumns = new HashMap<>();
+    String key = Arrays.toString(ords) + Arrays.toString(isInt);
+    long[][] out = entryColumns.get(key);
+    if (out != null) return out;
+    int n = rowOf.length;
+    out = new long[ords.length + 1][];
+    for (int k = 0; k < ords.length; k++) out[k] = new long[n];
+    long[] nulls = null;
+    UnsafeRow row = new UnsafeRow(numFields);
+    for (int i = 0; i < n; i++) {
+      pointTo(row, rowOf[i]);
+      for (int k = 0; k < ords.length; k++) {
+        if (row.isNullAt(ords[k])) {
+          if (nulls == null) nulls = new long[n];
+          nulls[i] |= 1L << k;
+        } else {
+          out[k][i] = isInt[k] ? row.getInt(ords[k]) : row.getLong(ords[k]);
+        }
+      }
+    }
+    out[ords.length] = nulls;
+    entryColumns.put(key, out);
+    return out;
+  }
+
   /** Points {@code row} at build row {@code r}. */
   public void pointTo(UnsafeRow row, int r) {
     long a = rowAddr[r];
