@@ -36,13 +36,17 @@ GROUPED = [
     ("LEFT JOIN", "a.id, coalesce(sum(CASE WHEN b.id IS NOT NULL THEN least(a.e, b.e) "
      "- greatest(a.s, b.s) END), 0) AS bases, max(a.s) AS m", "a.id"),
     ("LEFT JOIN", "a.name, sum(a.id) AS t", "a.name"),
+    # counts of columns that may be NULL, on either side (a padded row's right side is NULL)
+    ("LEFT JOIN", "a.id, count(b.id) AS n", "a.id"),
+    ("LEFT JOIN", "a.chrom, count(a.name) AS n, count(b.name, b.s) AS m, count(*) AS k", "a.chrom"),
+    ("JOIN", "a.name, count(b.score) AS n", "a.name"),
 ]
 # these keep Spark's aggregate over the pairs: a right-side group, a sum of a fractional column,
-# a count of a column that may be NULL, a distinct sum
+# a distinct count, a distinct sum
 NOT_PER_ROW = [
     ("JOIN", "b.chrom, count(*) AS n", "b.chrom"),
     ("LEFT JOIN", "a.id, count(*) AS n, sum(CAST(b.score AS decimal(10, 2))) AS t", "a.id"),
-    ("LEFT JOIN", "a.id, count(b.id) AS n", "a.id"),
+    ("LEFT JOIN", "a.id, count(DISTINCT b.id) AS n", "a.id"),
     ("JOIN", "a.id, sum(DISTINCT b.id) AS t", "a.id"),
 ]
 

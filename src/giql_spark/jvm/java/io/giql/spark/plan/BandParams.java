@@ -57,7 +57,7 @@ final class BandParams implements Serializable {
     kv.put("build", "auto");
     kv.put("index", "auto");
     kv.put("tile", "auto");
-    kv.put("nearest", "0");
+    kv.put("nearest", "none");
     kv.put("maxgap", "none");
     if (text != null) {
       for (String part : text.split("[;,]")) {
@@ -81,7 +81,7 @@ final class BandParams implements Serializable {
     check("build", kv.get("build"), "auto", "left", "right");
     check("index", kv.get("index"), "auto", "tree", "scan");
     long tile = "auto".equals(kv.get("tile")) ? 0 : number("tile", kv.get("tile"), 1, "auto");
-    long k = number("nearest", kv.get("nearest"), 0, null);
+    long k = "none".equals(kv.get("nearest")) ? 0 : number("nearest", kv.get("nearest"), 1, null);
     if (k > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("giql_band option nearest=" + k + " is too large");
     }

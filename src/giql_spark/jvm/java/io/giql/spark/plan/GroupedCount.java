@@ -13,6 +13,8 @@ import org.apache.spark.sql.catalyst.expressions.AttributeSet;
 import org.apache.spark.sql.catalyst.expressions.Coalesce;
 import org.apache.spark.sql.catalyst.expressions.ExprId;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.If;
+import org.apache.spark.sql.catalyst.expressions.IsNotNull;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.MonotonicallyIncreasingID;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
@@ -56,7 +58,8 @@ import scala.runtime.AbstractPartialFunction;
  *
  * <p>Matched: grouping expressions over the left side only; {@code COUNT}s of {@code *} or of
  * expressions that are never NULL on their side (a left row's count is then its number of join
- * rows, or, for a right-side argument, of matches; all of one kind); other results over the grouping
+ * rows, or, for a right-side argument, of matches; all of one kind), and of any other
+ * expressions as the per-row sum of 1 where they are all set; other results over the grouping
  * expressions, or {@code first}, {@code last}, {@code min}, {@code max} of left expressions
  * (their value over a group's left rows does not depend on how often each row repeats).
  */
@@ -122,8 +125,32 @@ final class GroupedCount {
                 AggregateFunction f = ae.aggregateFunction();
                 if (f instanceof Count) {
                   // counts of every join row (or every match) are all the same per-row sum
-                  Boolean every = ae.isDistinct() || ae.filter().isDefined()
-                      || ae.mode() != Complete$.MODULE$ ? null : countsEveryRow(f, projects, j);
+                  boolean plain = !ae.isDistinct() && ae.filter().isEmpty()
+                      && ae.mode() == Complete$.MODULE$;
+                  Boolean every = plain ? countsEveryRow(f, projects, j) : null;
+                  if (every == null && plain && sums.size() < 63) {
+                    // a count of values that may be NULL: the sum over the join rows of
+                    // 1 where every argument is set, else 0 (a padded row's right side is NULL)
+                    Expression set = null;
+                    for (Expression c : Scala.list(f.children())) {
+                      Expression nn = new IsNotNull(inline(c, projects));
+                      set = set == null ? nn : new And(set, nn);
+                    }
+                    if (set != null && set.deterministic()
+                        && set.references().subsetOf(joinSet)) {
+                      Attribute part = new AttributeReference("__giql_per_row_sum",
+                          LongType$.MODULE$, true, Metadata.empty(), NamedExpression.newExprId(),
+                          Scala.seqOf());
+                      sums.add(new If(set, new Literal(1L, LongType$.MODULE$),
+                          new Literal(0L, LongType$.MODULE$)));
+                      sumAttrs.add(part);
+                      AggregateExpression total = AggregateExpression$.MODULE$.apply(
+                          new Sum(part), Complete$.MODULE$, false, Option.empty());
+                      aggs.add(total);
+                      return new Coalesce(Scala.<Expression>seqOf(total.resultAttribute(),
+                          new Literal(0L, LongType$.MODULE$)));
+                    }
+                  }
                   if (every == null || floorOne[0] != null
                       && floorOne[0] != (leftOuter && every)) {
                     ok[0] = false;

@@ -1,0 +1,99 @@
+"""The broadcast k-nearest join (giql_band option nearest=k) against a brute-force oracle.
+
+Each left row must get min(k, rows of its key within maxgap) right rows, nearest by the gap
+between closed hulls [least(lo, hi), greatest(lo, hi)] (0 when they meet), ties broken by
+(lo, hi); rows of equal (gap, lo, hi) are interchangeable, so the oracle compares the sorted
+(gap, lo, hi) of each left row's picks. NULL keys or bounds join nothing; a left join keeps such
+rows once with NULLs, an inner join drops them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pyspark.errors import PySparkException
+
+import giql_spark.jvm as gj
+from giql_spark.jvm.join import band_join, band_sql
+
+SCHEMA = "id int, chrom string, lo bigint, hi bigint"
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+
+coord = st.one_of(st.none(), st.integers(0, 60)) | st.integers(0, 60)
+ROW = st.tuples(st.sampled_from(["c1", "c2", None]), coord, coord)
+SIDES = st.tuples(st.lists(ROW, max_size=12), st.lists(ROW, max_size=25))
+
+
+@pytest.fixture(scope="module")
+def jspark(spark):
+    gj.install(spark)
+    ok, why = gj.available(spark)
+    assert ok, why
+    return spark
+
+
+def frame(spark, rows):
+    return spark.createDataFrame([(i, *r) for i, r in enumerate(rows)], SCHEMA)
+
+
+def gap(a, b):
+    (al, ah), (bl, bh) = sorted(a), sorted(b)
+    return max(0, bl - ah, al - bh)
+
+
+def oracle(left, right, k, max_gap, how):
+    out = {}
+    for i, (c, lo, hi) in enumerate(left):
+        picks = []
+        if None not in (c, lo, hi):
+            cands = sorted((gap((lo, hi), (rlo, rhi)), min(rlo, rhi), max(rlo, rhi))
+                           for rc, rlo, rhi in right if rc == c and None not in (rlo, rhi))
+            picks = [x for x in cands if max_gap is None or x[0] <= max_gap][:k]
+        if picks or how == "left":
+            out[i] = picks
+    return out
+
+
+@SETTINGS
+@given(sides=SIDES, k=st.integers(1, 4), max_gap=st.one_of(st.none(), st.integers(0, 12)),
+       how=st.sampled_from(["left", "inner"]), index=st.sampled_from(["scan", "tree"]))
+def test_k_nearest_join_matches_the_oracle(jspark, sides, k, max_gap, how, index):
+    left, right = sides
+    a, b = frame(jspark, left).alias("a"), frame(jspark, right).alias("b")
+    df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.lo", left_hi="a.hi", right_keys=["b.chrom"],
+                   right_lo="b.lo", right_hi="b.hi", how=how, algo="broadcast", build="right",
+                   index=index, nearest=k, maxgap="none" if max_gap is None else max_gap)
+    got = {}
+    for r in df.select("a.id", "a.lo", "a.hi", F_b("id"), F_b("lo"), F_b("hi")).collect():
+        picks = got.setdefault(r[0], [])
+        if r[3] is not None:
+            picks.append((gap((r[1], r[2]), (r[4], r[5])), min(r[4], r[5]), max(r[4], r[5])))
+    got = {i: sorted(p) for i, p in got.items()}
+    assert got == oracle(left, right, k, max_gap, how)
+
+
+def F_b(name):
+    from pyspark.sql import functions as F
+
+    return F.col(f"b.{name}").alias(f"b_{name}")
+
+
+def test_k_nearest_join_refuses_what_it_cannot_run(jspark):
+    a = frame(jspark, [("c1", 1, 5)]).alias("a")
+    b = frame(jspark, [("c1", 9, 12)]).alias("b")
+    kw = dict(left_keys=["a.chrom"], left_lo="a.lo", left_hi="a.hi", right_keys=["b.chrom"],
+              right_lo="b.lo", right_hi="b.hi", nearest=1)
+    with pytest.raises(PySparkException) as err:
+        band_join(a, b, how="right", **kw).collect()
+    msg = str(err.value)
+    assert "k-nearest join" in msg and "\tat " not in msg, msg
+    with pytest.raises(ValueError, match="positive integer"):
+        band_sql(["a"], "s", "e", ["b"], "s", "e", nearest=0)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        band_sql(["a"], "s", "e", ["b"], "s", "e", nearest=1, maxgap="-2")
+    for options, words in (("nearest=0", "positive integer"), ("nearest=2;maxgap=x", "non-negative integer")):
+        with pytest.raises(PySparkException) as err:
+            jspark.sql(f"SELECT * FROM VALUES ('c', 1L, 2L) a(c, s, e) JOIN VALUES ('c', 1L, 2L) b(c, s, e) "
+                       f"ON giql_band('{options}', a.c, a.s, a.e, b.c, b.s, b.e)").collect()
+        assert words in str(err.value) and "\tat " not in str(err.value)
