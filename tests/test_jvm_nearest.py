@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.errors import PySparkException
 
-import giql_spark.jvm as gj
 from giql_spark.jvm.join import band_join, band_sql
+
+from test_jvm_join import jspark  # noqa: F401  (the session with the extension)
 
 SCHEMA = "id int, chrom string, lo bigint, hi bigint"
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -23,14 +24,6 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(H
 coord = st.one_of(st.none(), st.integers(0, 60)) | st.integers(0, 60)
 ROW = st.tuples(st.sampled_from(["c1", "c2", None]), coord, coord)
 SIDES = st.tuples(st.lists(ROW, max_size=12), st.lists(ROW, max_size=25))
-
-
-@pytest.fixture(scope="module")
-def jspark(spark):
-    gj.install(spark)
-    ok, why = gj.available(spark)
-    assert ok, why
-    return spark
 
 
 def frame(spark, rows):

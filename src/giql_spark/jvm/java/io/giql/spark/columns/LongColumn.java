@@ -119,28 +119,14 @@ public abstract class LongColumn {
   }
 
   /** a + b or a - b: NULL when either is; overflow fails as ANSI arithmetic does. */
-  private static final class Sum extends LongColumn {
-    private final LongColumn a;
-    private final LongColumn b;
+  private static final class Sum extends Binary {
     private final boolean add;
     private final String sql;
 
     Sum(LongColumn a, LongColumn b, boolean add, String sql) {
-      this.a = a;
-      this.b = b;
+      super(a, b);
       this.add = add;
       this.sql = sql;
-    }
-
-    @Override
-    public void batch(ColumnarBatch batch) {
-      a.batch(batch);
-      b.batch(batch);
-    }
-
-    @Override
-    public boolean isNull(int row) {
-      return a.isNull(row) || b.isNull(row);
     }
 
     @Override
@@ -155,25 +141,11 @@ public abstract class LongColumn {
     }
   }
 
+
   /** a = b as 1 or 0: NULL when either is. */
-  private static final class Equal extends LongColumn {
-    private final LongColumn a;
-    private final LongColumn b;
-
+  private static final class Equal extends Binary {
     Equal(LongColumn a, LongColumn b) {
-      this.a = a;
-      this.b = b;
-    }
-
-    @Override
-    public void batch(ColumnarBatch batch) {
-      a.batch(batch);
-      b.batch(batch);
-    }
-
-    @Override
-    public boolean isNull(int row) {
-      return a.isNull(row) || b.isNull(row);
+      super(a, b);
     }
 
     @Override
@@ -181,6 +153,7 @@ public abstract class LongColumn {
       return a.get(row) == b.get(row) ? 1 : 0;
     }
   }
+
 
   private static final class Col extends LongColumn {
     private final int ord;
@@ -215,22 +188,35 @@ public abstract class LongColumn {
     }
   }
 
-  /** Spark's least / greatest: NULLs are skipped; NULL only when both are. */
-  private static final class MinMax extends LongColumn {
-    private final LongColumn a;
-    private final LongColumn b;
-    private final boolean least;
+  /** A function of two evaluators, NULL when either is (by default). */
+  private abstract static class Binary extends LongColumn {
+    final LongColumn a;
+    final LongColumn b;
 
-    MinMax(LongColumn a, LongColumn b, boolean least) {
+    Binary(LongColumn a, LongColumn b) {
       this.a = a;
       this.b = b;
-      this.least = least;
     }
 
     @Override
     public void batch(ColumnarBatch batch) {
       a.batch(batch);
       b.batch(batch);
+    }
+
+    @Override
+    public boolean isNull(int row) {
+      return a.isNull(row) || b.isNull(row);
+    }
+  }
+
+  /** Spark's least / greatest: NULLs are skipped; NULL only when both are. */
+  private static final class MinMax extends Binary {
+    private final boolean least;
+
+    MinMax(LongColumn a, LongColumn b, boolean least) {
+      super(a, b);
+      this.least = least;
     }
 
     @Override
@@ -247,4 +233,5 @@ public abstract class LongColumn {
       return least ? Math.min(x, y) : Math.max(x, y);
     }
   }
+
 }
