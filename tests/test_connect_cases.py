@@ -49,6 +49,19 @@ def test_two_calls_on_one_thread_keep_their_own_rows(spark, strategy):
     assert {r["name"]: r["count"] for r in counts.collect()} == {f"x{i}": expected[f"x{i}"] for i in range(60)}
 
 
+def test_per_row_operations_by_default(spark):
+    """count_overlaps, coverage and nearest as a user calls them (the JVM operators where the
+    session has the extension, on Connect too), against brute force."""
+    x, y = _frames(spark, "chr1", 30)
+    xs, ys = x.collect(), y.collect()
+    counts = {r["name"]: r["count"] for r in gs.count_overlaps(x, y).collect()}
+    assert counts == {a[3]: sum(a[1] < b[2] and b[1] < a[2] for b in ys) for a in xs}
+    covered = {r["name"]: r["coverage"] for r in gs.coverage(x, y).collect()}
+    assert covered == {a[3]: len({p for b in ys for p in range(max(a[1], b[1]), min(a[2], b[2]))}) for a in xs}
+    near = {r["name"]: r["distance"] for r in gs.nearest(x, y).collect()}
+    assert near == {a[3]: min(max(0, a[1] - b[2], b[1] - a[2]) for b in ys) for a in xs}
+
+
 def test_a_result_keeps_the_table_it_was_planned_on(spark):
     s = gs.Session(spark)
     x1, y1 = _frames(spark, "chr1", 40)
