@@ -68,7 +68,7 @@ public abstract class LongColumn {
     }
     boolean add = e instanceof Add;
     if ((add || e instanceof Subtract) && e.dataType() == LongType$.MODULE$
-        && !ansiOff(e)) {
+        && !ansiOff()) {
       LongColumn a = term(e.children().apply(0), cols);
       LongColumn b = term(e.children().apply(1), cols);
       return a == null || b == null ? null : new Sum(a, b, add, e.sql());
@@ -93,7 +93,7 @@ public abstract class LongColumn {
   }
 
   /** Whether Spark wraps a sum on overflow (ANSI off), which this evaluator would not. */
-  private static boolean ansiOff(Expression e) {
+  private static boolean ansiOff() {
     return !org.apache.spark.sql.internal.SQLConf.get().ansiEnabled();
   }
 
@@ -141,7 +141,6 @@ public abstract class LongColumn {
     }
   }
 
-
   /** a = b as 1 or 0: NULL when either is. */
   private static final class Equal extends Binary {
     Equal(LongColumn a, LongColumn b) {
@@ -153,7 +152,6 @@ public abstract class LongColumn {
       return a.get(row) == b.get(row) ? 1 : 0;
     }
   }
-
 
   private static final class Col extends LongColumn {
     private final int ord;
@@ -233,5 +231,4 @@ public abstract class LongColumn {
       return least ? Math.min(x, y) : Math.max(x, y);
     }
   }
-
 }

@@ -453,16 +453,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private final InternalRow nullBuild;
     private final IntervalIndex.IntBuffer cand = new IntervalIndex.IntBuffer();
     private final Nearest.Scratch nearScratch = new Nearest.Scratch();
-    // the fast residual on values: the build side's from arrays by entry, the stream row's
-    // read once per row (null: the residual is asked of the rows)
-    private final FastResidual fast;
-    private final long[][] buildCols;
-    private final long[] buildNulls;
-    private final int[] streamOrds;
-    private final boolean[] streamInt;
-    private final long[] sv;
-    private final long[] bv;
-    private long sn;
+    private final EntryResidual values; // null: the residual is asked of the rows
     final long[] matchedBuild; // MARK mode only
     private InternalRow cur;
     private boolean curMatched;
@@ -483,24 +474,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       this.streamToUnsafe = p.mode == Mode.SEMI || p.mode == Mode.ANTI
           ? UnsafeProjection.create(p.streamTypes)
           : null;
-      this.fast = residual == null ? null : residual.fast();
-      if (fast != null) {
-        int bs = p.buildRight ? 1 : 0;
-        long[][] cols = idx.entryColumns(fast.columns(bs), fast.columnsAreInt(bs));
-        this.buildCols = cols;
-        this.buildNulls = cols[cols.length - 1];
-        this.streamOrds = fast.columns(1 - bs);
-        this.streamInt = fast.columnsAreInt(1 - bs);
-        this.sv = new long[streamOrds.length];
-        this.bv = new long[cols.length - 1];
-      } else {
-        this.buildCols = null;
-        this.buildNulls = null;
-        this.streamOrds = null;
-        this.streamInt = null;
-        this.sv = null;
-        this.bv = null;
-      }
+      this.values = EntryResidual.of(residual, idx, p.buildRight);
       this.buildRow = new UnsafeRow(p.buildFields);
       this.nullBuild = new GenericInternalRow(p.buildFields);
       this.matchedBuild = p.mode == Mode.MARK ? new long[(idx.numRows() + 63) >>> 6] : null;
@@ -545,13 +519,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         hint = -1;
       }
       if (g < 0) return;
-      if (fast != null) {
-        sn = 0;
-        for (int k = 0; k < streamOrds.length; k++) {
-          if (cur.isNullAt(streamOrds[k])) sn |= 1L << k;
-          else sv[k] = streamInt[k] ? cur.getInt(streamOrds[k]) : cur.getLong(streamOrds[k]);
-        }
-      }
+      if (values != null) values.stream(cur);
       if (p.nearest != null) {
         p.nearest.find(idx, g, Math.min(x, y), Math.max(x, y), nearScratch, cand);
       } else {
@@ -566,13 +534,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         if (cur != null) {
           while (candPos < cand.n) {
             int entry = cand.a[candPos++];
-            int v = FastResidual.UNKNOWN;
-            if (fast != null) {
-              for (int k = 0; k < bv.length; k++) bv[k] = buildCols[k][entry];
-              long bn = buildNulls == null ? 0 : buildNulls[entry];
-              v = p.buildRight ? fast.evalValues(sv, sn, bv, bn) : fast.evalValues(bv, bn, sv, sn);
-              if (v == FastResidual.FALSE) continue;
-            }
+            int v = values == null ? FastResidual.UNKNOWN : values.eval(entry);
+            if (v == FastResidual.FALSE) continue;
             int r = idx.rowOf[entry];
             idx.pointTo(buildRow, r);
             pair(cur, buildRow);
@@ -640,6 +603,56 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         if (sums != null) java.util.Arrays.fill(sums, 0L);
         candidates();
       }
+    }
+  }
+
+  /**
+   * The fast residual on values: the build side's from the index's arrays by entry (made once per
+   * JVM), the stream row's read once per row. A candidate it rejects costs no access to its row.
+   */
+  static final class EntryResidual {
+    private final FastResidual fast;
+    private final boolean buildRight;
+    private final long[][] build;     // by column, then entry
+    private final long[] buildNulls;  // NULL bits by entry, or null
+    private final int[] streamOrds;
+    private final boolean[] streamInt;
+    private final long[] sv;
+    private final long[] bv;
+    private long sn;
+
+    private EntryResidual(FastResidual fast, IntervalIndex idx, boolean buildRight) {
+      int bs = buildRight ? 1 : 0;
+      long[][] cols = idx.entryColumns(fast.columns(bs), fast.columnsAreInt(bs));
+      this.fast = fast;
+      this.buildRight = buildRight;
+      this.build = cols;
+      this.buildNulls = cols[cols.length - 1];
+      this.streamOrds = fast.columns(1 - bs);
+      this.streamInt = fast.columnsAreInt(1 - bs);
+      this.sv = new long[streamOrds.length];
+      this.bv = new long[cols.length - 1];
+    }
+
+    /** The residual's evaluator on values, or null where it has no fast form. */
+    static EntryResidual of(Residual r, IntervalIndex idx, boolean buildRight) {
+      return r == null || r.fast() == null ? null : new EntryResidual(r.fast(), idx, buildRight);
+    }
+
+    /** Reads the stream row the next {@link #eval}s pair with. */
+    void stream(InternalRow row) {
+      sn = 0;
+      for (int k = 0; k < streamOrds.length; k++) {
+        if (row.isNullAt(streamOrds[k])) sn |= 1L << k;
+        else sv[k] = streamInt[k] ? row.getInt(streamOrds[k]) : row.getLong(streamOrds[k]);
+      }
+    }
+
+    /** {@link FastResidual}'s answer for the stream row and build entry {@code entry}. */
+    int eval(int entry) {
+      for (int k = 0; k < bv.length; k++) bv[k] = build[k][entry];
+      long bn = buildNulls == null ? 0 : buildNulls[entry];
+      return buildRight ? fast.evalValues(sv, sn, bv, bn) : fast.evalValues(bv, bn, sv, sn);
     }
   }
 

@@ -37,7 +37,7 @@ public final class Nearest implements Serializable {
     IntervalIndex.IntBuffer found = sc.found;
     found.clear();
     idx.query(g, qlo, qhi, -1, found);
-    long limit = maxGap < 0 ? Long.MAX_VALUE : maxGap;
+    long limit = limit();
     if (found.n < k && limit > 0) {
       int s = idx.groupStart[g];
       int e = idx.groupStart[g + 1];
@@ -80,7 +80,7 @@ public final class Nearest implements Serializable {
     for (int i = 0; i < n; i++) {
       int x = a[i];
       long gx = gap[i];
-      if (gx > (maxGap < 0 ? Long.MAX_VALUE : maxGap)) continue;
+      if (gx > limit()) continue;
       if (m == k && !before(idx, gx, x, gap[m - 1], a[m - 1])) continue;
       int j = m < k ? m++ : m - 1;
       while (j > 0 && before(idx, gx, x, gap[j - 1], a[j - 1])) {
@@ -92,6 +92,11 @@ public final class Nearest implements Serializable {
       a[j] = x;
     }
     for (int i = 0; i < m; i++) out.add(a[i]);
+  }
+
+  /** The largest gap that counts. */
+  private long limit() {
+    return maxGap < 0 ? Long.MAX_VALUE : maxGap;
   }
 
   private static boolean before(IntervalIndex idx, long g1, int x1, long g2, int x2) {
