@@ -10,7 +10,7 @@ from ..joins.spec import Interval, JoinSpec
 from .clusters import merged
 from .engine import counting_options, interval_join, strategy_options
 from .frames import checked, col, field, interval_cols, packed, strict_overlap_sql, unpacked
-from .overlap import ID, side_interval
+from .overlap import ID, L, R, flat_left, per_left_row, side_interval
 
 
 def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=None, cols2=None, *,
@@ -89,13 +89,10 @@ def _summed_in_jvm(a: DataFrame, df2: DataFrame, c1, c2, op: str) -> DataFrame |
     Flat sides under aliases; the hulls are the closed ``[start, end - 1]``
     of positive-length intervals (a zero-length ``a`` row has a NULL hull,
     matches nothing and covers 0), so meeting hulls are exactly a
-    positive-length intersection and no residual is left. Grouped by the row
-    id, the operator reports each row once with its sum: no pairs, no aggregate.
+    positive-length intersection and no residual is left.
     """
-    L, R = "__gs_l", "__gs_r"
-    parts = new_parts(checked(df2, c2, "df2", op), c2)
-    left = a.withColumn(ID, F.monotonically_increasing_id()).alias(L)
-    right = parts.alias(R)
+    left = flat_left(a)
+    right = new_parts(checked(df2, c2, "df2", op), c2).alias(R)
     lc, ls, le = (field(L, c) for c in c1)
     rc, rs, re_ = (field(R, c) for c in c2)
     spec = JoinSpec(how="left", predicate="intersects", left=Interval(lc, ls, f"NULLIF({le}, {ls}) - 1"),
@@ -107,6 +104,4 @@ def _summed_in_jvm(a: DataFrame, df2: DataFrame, c1, c2, op: str) -> DataFrame |
     joined = interval_join(left, right, spec, options)
     # least/greatest skip NULLs: an unpaired row must add nothing, not its own length.
     bases = F.when(F.col(rs).isNotNull(), F.least(F.col(le), F.col(re_)) - F.greatest(F.col(ls), F.col(rs)))
-    return joined.groupBy(F.col(f"{L}.{ID}")).agg(
-        *[F.first(F.col(field(L, c))).alias(c) for c in a.columns if c != ID],
-        F.coalesce(F.sum(bases), F.lit(0)).alias("coverage"))
+    return per_left_row(joined, a.columns, F.coalesce(F.sum(bases), F.lit(0)).alias("coverage"))

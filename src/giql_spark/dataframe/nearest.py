@@ -31,6 +31,7 @@ from .frames import (
     col,
     distinct_names,
     interval_cols,
+    q,
     require_columns,
     suffix_pair,
 )
@@ -180,7 +181,7 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
     right = b.select(*[col(c).alias(n) for c, n in n2.items()])
 
     def hull(names, cols):
-        s, e = (f"CAST({_q(names[cols[1]])} AS BIGINT)", f"CAST({_q(names[cols[2]])} AS BIGINT)")
+        s, e = (f"CAST({q(names[cols[1]])} AS BIGINT)", f"CAST({q(names[cols[2]])} AS BIGINT)")
         return f"2 * {s}", f"greatest(2 * {e} - 1, 2 * {s})"
 
     lk, rk = [], []
@@ -188,11 +189,11 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
         if x is None:
             continue
         if a.schema[x].dataType == b.schema[y].dataType:
-            lk.append(_q(n1[x]))
-            rk.append(_q(n2[y]))
+            lk.append(q(n1[x]))
+            rk.append(q(n2[y]))
         else:  # keys of two types meet as strings, as SQL's equality would compare them
-            lk.append(f"CAST({_q(n1[x])} AS STRING)")
-            rk.append(f"CAST({_q(n2[y])} AS STRING)")
+            lk.append(f"CAST({q(n1[x])} AS STRING)")
+            rk.append(f"CAST({q(n2[y])} AS STRING)")
     max_gap = None if max_distance is None else 2 * int(max_distance) + 1
     joined = jvm_nearest(left, right, lk, hull(n1, c1), rk, hull(n2, c2), k, max_gap)
     if joined is None:
@@ -202,10 +203,6 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
     matched = F.col(n2[c2[1]]).isNotNull()
     distance = F.when(matched, F.greatest(s1 - e2, s2 - e1, F.lit(0).cast("long")))
     return joined.select(*n1.values(), *n2.values(), distance.alias("distance"))
-
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _sentinels(refs: DataFrame, targets: DataFrame) -> DataFrame:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
@@ -26,6 +26,21 @@ from .frames import (
 _HOW = {"inner": "inner", "left": "left", "right": "right", "outer": "full", "semi": "semi", "anti": "anti"}
 ID = "__gs_row"
 ONE = "__gs_one"
+L, R = "__gs_l", "__gs_r"  # the aliases of flat sides
+
+
+def flat_left(df: DataFrame) -> DataFrame:
+    """``df`` with a row id, under the alias :data:`L`: no struct per row."""
+    return df.withColumn(ID, F.monotonically_increasing_id()).alias(L)
+
+
+def per_left_row(joined: DataFrame, names: list[str], value: Column) -> DataFrame:
+    """One row per :func:`flat_left` row of ``joined``: its columns ``names`` and ``value``.
+
+    Grouped by the row id, the JVM operators report each row once with its
+    count or sums (GroupedCount): no pairs, no aggregate.
+    """
+    return joined.groupBy(F.col(f"{L}.{ID}")).agg(*[F.first(F.col(field(L, c))).alias(c) for c in names], value)
 
 
 def side_interval(alias: str, cols) -> Interval:
@@ -188,19 +203,16 @@ def _counted_in_jvm(a: DataFrame, b: DataFrame, c1, c2, on: list[str], names: li
     The sides stay flat under aliases, no struct per row: the operators read
     and write the columns as they are. The right side keeps only what the test
     reads, and a constant that COUNT counts (never NULL on its side, so an
-    unmatched row counts 0). Grouped by the row id, the operator reports each
-    row once with its count: no pairs, no aggregate.
+    unmatched row counts 0).
     """
-    L, R = "__gs_l", "__gs_r"
-    left = a.withColumn(ID, F.monotonically_increasing_id()).alias(L)
+    left = flat_left(a)
     right = b.select(*[col(c) for c in dict.fromkeys([*c2, *on])], F.lit(1).alias(ONE)).alias(R)
     spec = overlap_spec("left", c1, c2, on, (L, R)) if on else exact_overlap_spec("left", c1, c2, (L, R))
     options = counting_options(left, right, spec)
     if options is None:
         return count_kernel(a, b, _kernel_interval(c1, on), _kernel_interval(c2, on), column="count")
-    joined = interval_join(left, right, spec, options)
-    counted = joined.groupBy(F.col(f"{L}.{ID}")).agg(
-        *[F.first(F.col(field(L, c))).alias(c) for c in names], F.count(F.col(field(R, ONE))).alias("count"))
+    counted = per_left_row(interval_join(left, right, spec, options), names,
+                           F.count(F.col(field(R, ONE))).alias("count"))
     return counted.select(*[col(c) for c in names], "count")
 
 
