@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
@@ -25,10 +25,10 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     ``df1`` row has coverage 0, as does a row with a NULL chromosome or
     coordinate (as in bioframe). ``coverage`` has ``df1``'s start type.
     With giql-spark's JVM extension and no ``strategy``, ``df2`` is not
-    merged but cut into disjoint parts by one window (:func:`new_parts`),
-    and each ``df1`` row's bases are summed inside the JVM join without
-    building pairs: the broadcast join with the parts indexed (they are no
-    sorted file, so the merge join does not apply).
+    merged: each ``df1`` row's covered bases are counted inside the JVM join
+    without building pairs (``giql_covered``), by the merge of sorted
+    Parquet files where both tables are such files, else by the broadcast
+    join with ``df2`` indexed.
     With ``return_input=False`` only ``coverage`` is returned. Row order is
     not defined.
     """
@@ -41,7 +41,7 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     start_type = df1.schema[c1[1]].dataType
     options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
     if strategy is None:
-        summed = _summed_in_jvm(a, df2, c1, c2, op)
+        summed = _summed_in_jvm(a, checked(df2, c2, "df2", op), c1, c2, op)
         if summed is not None:
             covered = F.col("coverage").cast(start_type).alias("coverage")
             return summed.select(covered) if not return_input else summed.select(*[col(c) for c in df1.columns], covered)
@@ -65,43 +65,32 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     return per_row.select(*unpacked("l", df1.columns, ""), covered)
 
 
-def new_parts(df: DataFrame, cols) -> DataFrame:
-    """``df``'s intervals cut to the part no earlier one covers: (chrom, start, end).
-
-    In (start, end) order per chromosome, a row keeps ``[max(start, e'), end)``
-    where ``e'`` is the largest end before it; rows left empty go. The parts
-    are disjoint and cover exactly the bases ``df`` covers: what bioframe's
-    merge gives coverage, from one window and no aggregate.
-    """
-    c, s, e = cols
-    valid = col(c).isNotNull() & col(s).isNotNull() & col(e).isNotNull()
-    order = Window.partitionBy(col(c)).orderBy(col(s), col(e)).rowsBetween(Window.unboundedPreceding, -1)
-    before = F.max(col(e).cast("long")).over(order)
-    cut = df.where(valid).select(col(c).alias(c), F.greatest(col(s).cast("long"), before).alias(s),
-                                 col(e).cast("long").alias(e))
-    return cut.where(col(e) > col(s))
-
-
 def _summed_in_jvm(a: DataFrame, df2: DataFrame, c1, c2, op: str) -> DataFrame | None:
-    """Covered bases per ``a`` row summed in the JVM join over ``df2``'s disjoint
-    parts (:func:`new_parts`), or None where the session has no such join.
+    """Covered bases per ``a`` row counted in the JVM join over ``df2`` itself,
+    or None where the session has no such join.
 
-    Flat sides under aliases; the hulls are the closed ``[start, end - 1]``
-    of positive-length intervals (a zero-length ``a`` row has a NULL hull,
-    matches nothing and covers 0), so meeting hulls are exactly a
-    positive-length intersection and no residual is left.
+    Flat sides under aliases; the hulls are the closed ``[start, end - 1]`` of
+    positive-length intervals (a zero-length row has a NULL hull and matches
+    nothing), so meeting hulls are exactly a positive-length intersection and
+    no residual is left. ``giql_covered`` of those same hulls is the number of
+    bases in the union of a row's intersections with its matches: the
+    operator keeps each left row's covered runs while it sweeps (matches come
+    in start order, so a run grows or a new one starts), and ``df2`` needs no
+    merge, no window and no broadcast of its parts. Where the operator does
+    not take it, Spark evaluates ``giql_covered`` as an aggregate, to the same
+    answer.
     """
     left = flat_left(a)
-    right = new_parts(checked(df2, c2, "df2", op), c2).alias(R)
+    right = df2.alias(R)
     lc, ls, le = (field(L, c) for c in c1)
     rc, rs, re_ = (field(R, c) for c in c2)
-    spec = JoinSpec(how="left", predicate="intersects", left=Interval(lc, ls, f"NULLIF({le}, {ls}) - 1"),
-                    right=Interval(rc, rs, f"{re_} - 1"), condition=strict_overlap_sql(L, c1, R, c2),
+    lhull, rhull = (ls, f"NULLIF({le}, {ls}) - 1"), (rs, f"NULLIF({re_}, {rs}) - 1")
+    spec = JoinSpec(how="left", predicate="intersects", left=Interval(lc, *lhull),
+                    right=Interval(rc, *rhull), condition=strict_overlap_sql(L, c1, R, c2),
                     exact_hulls=True)
     options = counting_options(left, right, spec)
     if options is None:
         return None
     joined = interval_join(left, right, spec, options)
-    # least/greatest skip NULLs: an unpaired row must add nothing, not its own length.
-    bases = F.when(F.col(rs).isNotNull(), F.least(F.col(le), F.col(re_)) - F.greatest(F.col(ls), F.col(rs)))
-    return per_left_row(joined, a.columns, F.coalesce(F.sum(bases), F.lit(0)).alias("coverage"))
+    covered = F.expr(f"giql_covered({', '.join((*lhull, *rhull))})").alias("coverage")
+    return per_left_row(joined, a.columns, covered)

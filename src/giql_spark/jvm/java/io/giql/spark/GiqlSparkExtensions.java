@@ -13,6 +13,7 @@ import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.Sessions;
 import io.giql.spark.plan.BandJoinStrategy;
 import io.giql.spark.plan.BandMarker;
+import io.giql.spark.plan.Covered;
 
 import scala.Tuple3;
 import scala.runtime.AbstractFunction1;
@@ -20,7 +21,8 @@ import scala.runtime.BoxedUnit;
 
 /**
  * {@code spark.sql.extensions=io.giql.spark.GiqlSparkExtensions}: registers the
- * {@code giql_band} marker function and the interval-join planner strategy.
+ * {@code giql_band} marker function, the {@code giql_covered} aggregate and the interval-join
+ * planner strategy.
  */
 public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
   /** Bumped whenever the SQL surface changes; Python checks it. */
@@ -33,7 +35,9 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
   @SuppressWarnings({"unchecked", "rawtypes"})
   public BoxedUnit apply(SparkSessionExtensions ext) {
     ext.injectFunction(new Tuple3(FunctionIdentifier.apply(BandMarker.NAME), info(),
-        new Builder()));
+        new Builder(false)));
+    ext.injectFunction(new Tuple3(FunctionIdentifier.apply(Covered.NAME), coveredInfo(),
+        new Builder(true)));
     ext.injectPlannerStrategy(new StrategyBuilder());
     return BoxedUnit.UNIT;
   }
@@ -47,6 +51,14 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
         "");
   }
 
+  static ExpressionInfo coveredInfo() {
+    return new ExpressionInfo(Covered.class.getName(), null, Covered.NAME,
+        "_FUNC_(left_lo, left_hi, right_lo, right_hi) - the number of integer points in the "
+            + "union, over a group's rows, of the intersection of the closed hulls [least(lo, hi), "
+            + "greatest(lo, hi)] of the two sides; rows with a NULL argument add nothing.",
+        "");
+  }
+
   /**
    * Adds the function and the strategy to a running classic session (one that was not started
    * with the extension). Returns a short description of what it did.
@@ -54,7 +66,9 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static String install(Object session) {
     Sessions.classic(session).sessionState().functionRegistry().registerFunction(
-        FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder());
+        FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder(false));
+    Sessions.classic(session).sessionState().functionRegistry().registerFunction(
+        FunctionIdentifier.apply(Covered.NAME), coveredInfo(), (scala.Function1) new Builder(true));
     ExperimentalMethods experimental = Sessions.classic(session).experimental();
     scala.collection.Seq<SparkStrategy> extra = experimental.extraStrategies();
     for (SparkStrategy s : Scala.list(extra)) {
@@ -74,10 +88,15 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
   static final class Builder extends AbstractFunction1<scala.collection.Seq<Expression>, Expression>
       implements Serializable {
     private static final long serialVersionUID = 1L;
+    private final boolean covered;
+
+    Builder(boolean covered) {
+      this.covered = covered;
+    }
 
     @Override
     public Expression apply(scala.collection.Seq<Expression> args) {
-      return BandMarker.build(args);
+      return covered ? Covered.build(args) : BandMarker.build(args);
     }
   }
 

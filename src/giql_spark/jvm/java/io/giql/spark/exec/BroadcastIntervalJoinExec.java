@@ -447,8 +447,10 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private final JoinedRow joined = new JoinedRow();
     private final JoinedRow counted = new JoinedRow();
     private final PerRow.Acc acc;   // COUNT mode only
-    private final long[] sums;      // the current stream row's sums (COUNT mode with sums)
+    private final PerRow.Sums sums; // the current stream row's sums (COUNT mode with sums)
     private long matches;
+    private long curLo;             // the stream row's closed hull
+    private long curHi;
     private final UnsafeRow buildRow;
     private final InternalRow nullBuild;
     private final IntervalIndex.IntBuffer cand = new IntervalIndex.IntBuffer();
@@ -509,6 +511,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       if (b.anyNull()) return;
       long x = b.getLong(0);
       long y = b.getLong(1);
+      curLo = Math.min(x, y);
+      curHi = Math.max(x, y);
       int g;
       if (lastKey != null && lastKey.equals(key)) {
         g = lastGroup;
@@ -561,7 +565,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
                 break;
               case COUNT:
                 matches++;
-                if (sums != null) acc.add(sums, joined); // build right: (left, right)
+                // build right: joined is (left, right)
+                if (sums != null) acc.add(sums, joined, curLo, curHi, idx.lo(entry), idx.hi(entry));
                 break;
               default:
                 throw new IllegalStateException();
@@ -574,7 +579,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
             if (v >= 0) {
               if (matches == 0 && sums != null) {
                 pair(s, nullBuild);
-                acc.add(sums, joined); // the padded join row
+                acc.add(sums, joined, curLo, curHi, 1, 0); // the padded join row
               }
               out = resultProj.apply(counted.apply(s, acc.row(v, sums)));
               return true;
@@ -600,7 +605,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         cur = stream.next();
         curMatched = false;
         matches = 0;
-        if (sums != null) java.util.Arrays.fill(sums, 0L);
+        if (sums != null) sums.clear();
         candidates();
       }
     }

@@ -136,6 +136,16 @@ public final class IntervalIndex implements HashedRelation, Serializable {
     row.pointTo(pages[(int) (a >>> 32)], Platform.BYTE_ARRAY_OFFSET + (int) a, rowLen[r]);
   }
 
+  /** The closed hull's lower end of an entry. */
+  public long lo(int entry) {
+    return lo[entry];
+  }
+
+  /** The closed hull's upper end of an entry. */
+  public long hi(int entry) {
+    return hi[entry];
+  }
+
   /**
    * Appends to {@code out} the entries of group {@code g} whose [lo, hi] meets [qlo, qhi]
    * (qlo <= qhi), in no particular order. {@code hint} is what the previous call on the same

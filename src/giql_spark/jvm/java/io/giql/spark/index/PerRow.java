@@ -27,30 +27,37 @@ import scala.collection.immutable.Seq;
  * {@code SUM} of it grouped by left columns needs. A left row that makes no join row is
  * dropped, unless the join keeps it (left outer): then it makes one row, its padded join row,
  * and counts 1 where {@link #floorOne} (a {@code COUNT(*)} counts the padded row), else 0.
+ * With {@link #covered}, it also outputs the points of the left row's hull that its matches'
+ * hulls cover ({@code giql_covered} of the join's own hulls): each match adds the intersection
+ * of the two hulls to the row's {@link Runs}.
  */
 public final class PerRow implements Serializable {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
   final Attribute count;
   final boolean floorOne;
   public final List<Expression> sums;    // integral, over the left then the right side's attributes
   final List<Attribute> sumAttrs; // nullable bigints, one per sum
+  public final Attribute covered;  // a bigint of covered points, or null
 
   public PerRow(Attribute count, boolean floorOne) {
-    this(count, floorOne, new ArrayList<>(), new ArrayList<>());
+    this(count, floorOne, new ArrayList<>(), new ArrayList<>(), null);
   }
 
-  public PerRow(Attribute count, boolean floorOne, List<Expression> sums, List<Attribute> sumAttrs) {
+  public PerRow(Attribute count, boolean floorOne, List<Expression> sums, List<Attribute> sumAttrs,
+      Attribute covered) {
     this.count = count;
     this.floorOne = floorOne;
     this.sums = sums;
     this.sumAttrs = sumAttrs;
+    this.covered = covered;
   }
 
-  /** The attributes after the left row's projection: the count, then the sums. */
+  /** The attributes after the left row's projection: the count, the sums, the covered points. */
   public List<Attribute> outputs() {
     List<Attribute> out = new ArrayList<>();
     out.add(count);
     out.addAll(sumAttrs);
+    if (covered != null) out.add(covered);
     return out;
   }
 
@@ -69,39 +76,71 @@ public final class PerRow implements Serializable {
   @Override
   public String toString() {
     return "count per left row as " + count + (floorOne ? " (unmatched: 1)" : "")
-        + (sums.isEmpty() ? "" : ", sums " + sums + " as " + sumAttrs);
+        + (sums.isEmpty() ? "" : ", sums " + sums + " as " + sumAttrs)
+        + (covered == null ? "" : ", covered points as " + covered);
+  }
+
+  /** One left row's running sums and covered runs. */
+  public static final class Sums {
+    final long[] v;   // the sums, then the bits of the sums that saw a value
+    final Runs runs;  // or null
+
+    Sums(int k, boolean covered) {
+      this.v = k == 0 ? null : new long[k + 1];
+      this.runs = covered ? new Runs() : null;
+    }
+
+    /** Back to no join row, for the next left row. */
+    public void clear() {
+      if (v != null) java.util.Arrays.fill(v, 0L);
+      if (runs != null) runs.clear();
+    }
   }
 
   /**
-   * One task's sums: each left row keeps a {@code long[]} of running sums, and bit k of
-   * its last slot says the k-th sum has seen a non-NULL value. Overflow fails the task
-   * (as ANSI {@code SUM} does) rather than wrap.
+   * One task's sums: each left row keeps {@link Sums}: a {@code long[]} of running sums, where bit
+   * k of the last slot says the k-th sum has seen a non-NULL value, and its covered runs.
+   * Overflow fails the task (as ANSI {@code SUM} does) rather than wrap.
    */
   public static final class Acc {
     private final int k;
+    private final boolean covered;
     private final UnsafeProjection values;
     private final GenericInternalRow row;
     private final List<Expression> exprs;
 
     private Acc(PerRow p, Seq<Attribute> joinedAttrs) {
       this.k = p.sums.size();
+      this.covered = p.covered != null;
       this.exprs = p.sums;
       List<Expression> casts = new ArrayList<>();
       for (Expression e : p.sums) {
         casts.add(new Cast(e, LongType$.MODULE$, Option.empty()));
       }
       this.values = k == 0 ? null : UnsafeProjection.create(Scala.seq(casts), joinedAttrs);
-      this.row = new GenericInternalRow(1 + k);
+      this.row = new GenericInternalRow(1 + k + (covered ? 1 : 0));
     }
 
     /** A fresh row's sums; null when there are none. */
-    public long[] fresh() {
-      return k == 0 ? null : new long[k + 1];
+    public Sums fresh() {
+      return k == 0 && !covered ? null : new Sums(k, covered);
     }
 
-    /** Adds the values of one join row ({@code joined}: left then right) to {@code acc}. */
-    public void add(long[] acc, InternalRow joined) {
-      if (acc == null) return;
+    /** Whether the sums read the join rows' columns (else only the hulls). */
+    public boolean readsRows() {
+      return k > 0;
+    }
+
+    /**
+     * Adds one join row ({@code joined}: left then right) to {@code s}: its values to the sums,
+     * and to the covered runs the intersection of the closed hulls {@code [llo, lhi]} and
+     * {@code [rlo, rhi]} (a padded row has {@code rlo > rhi}: it adds no point).
+     */
+    public void add(Sums s, InternalRow joined, long llo, long lhi, long rlo, long rhi) {
+      if (s == null) return;
+      if (s.runs != null) s.runs.add(Math.max(llo, rlo), Math.min(lhi, rhi));
+      if (k == 0) return;
+      long[] acc = s.v;
       UnsafeRow v = values.apply(joined);
       for (int i = 0; i < k; i++) {
         if (v.isNullAt(i)) continue;
@@ -115,13 +154,15 @@ public final class PerRow implements Serializable {
       }
     }
 
-    /** The row after the left row's projection: {@code n} and the sums. */
-    public InternalRow row(long n, long[] acc) {
+    /** The row after the left row's projection: {@code n}, the sums, the covered points. */
+    public InternalRow row(long n, Sums s) {
       row.setLong(0, n);
       for (int i = 0; i < k; i++) {
+        long[] acc = s.v;
         if ((acc[k] >>> i & 1) == 0) row.setNullAt(1 + i);
         else row.setLong(1 + i, acc[i]);
       }
+      if (covered) row.setLong(1 + k, s.runs.points());
       return row;
     }
   }

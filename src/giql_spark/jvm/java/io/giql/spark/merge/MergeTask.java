@@ -84,7 +84,10 @@ final class MergeTask extends JoinIterator implements SweepOutput {
   @Override
   public void sum(SweepRow l, SweepRow r) {
     if (l.sums == null) l.sums = acc.fresh();
-    if (l.sums != null) acc.add(l.sums, joined.apply(l.row, r == null ? nullRight : r.row));
+    if (l.sums == null) return;
+    InternalRow j = acc.readsRows() ? joined.apply(l.row, r == null ? nullRight : r.row) : null;
+    if (r == null) acc.add(l.sums, j, l.lo, l.hi, 1, 0);
+    else acc.add(l.sums, j, l.lo, l.hi, r.lo, r.hi);
   }
 
   /** A per-row count's row: the left row's projection, its count and its sums. */

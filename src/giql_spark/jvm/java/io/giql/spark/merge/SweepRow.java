@@ -2,6 +2,8 @@ package io.giql.spark.merge;
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 
+import io.giql.spark.index.PerRow;
+
 /** A row of one side in the sweep. */
 final class SweepRow {
   final int rank;
@@ -14,7 +16,7 @@ final class SweepRow {
   final long nulls;             // bit k: vals[k] is NULL
   boolean matched;
   long n;                       // matches so far, in a per-row count
-  long[] sums;                  // a per-row count's running sums (PerRow.Acc), or null
+  PerRow.Sums sums;             // a per-row count's running sums (PerRow.Acc), or null
 
   SweepRow(int rank, long lo, long hi, long ord, UnsafeRow row, boolean nullBound) {
     this(rank, lo, hi, ord, row, nullBound, null, 0);

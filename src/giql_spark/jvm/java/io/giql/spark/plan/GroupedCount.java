@@ -107,6 +107,9 @@ final class GroupedCount {
     List<AggregateExpression> aggs = new ArrayList<>();
     List<NamedExpression> results = new ArrayList<>();
     Map<ExprId, Attribute> reads = new java.util.LinkedHashMap<>();
+    BandMarker marker = markerOf(j.condition().get());
+    Attribute[] covered = {null};
+    AggregateExpression[] coveredAgg = {null};
     for (NamedExpression ne : Scala.list(a.aggregateExpressions())) {
       boolean[] ok = {true};
       Expression s = inline((Expression) ne, projects).transformDown(
@@ -165,6 +168,21 @@ final class GroupedCount {
                   return new Coalesce(Scala.<Expression>seqOf(sum[0].resultAttribute(),
                       new Literal(0L, LongType$.MODULE$)));
                 }
+                if (f instanceof Covered && !ae.isDistinct() && ae.filter().isEmpty()
+                    && ae.mode() == Complete$.MODULE$ && marker != null
+                    && ownHulls((Covered) f, marker, projects)) {
+                  // the covered points of the join's own hulls: the operator keeps each left
+                  // row's runs (one value per left row, so only where a group is one left row)
+                  if (covered[0] == null) {
+                    covered[0] = new AttributeReference("__giql_per_row_covered",
+                        LongType$.MODULE$, false, Metadata.empty(), NamedExpression.newExprId(),
+                        Scala.seqOf());
+                    coveredAgg[0] = AggregateExpression$.MODULE$.apply(new Max(covered[0]),
+                        Complete$.MODULE$, false, Option.empty());
+                    aggs.add(coveredAgg[0]);
+                  }
+                  return coveredAgg[0].resultAttribute();
+                }
                 if (f instanceof Sum && !ae.isDistinct() && ae.filter().isEmpty()
                     && ae.mode() == Complete$.MODULE$ && sums.size() < 63) {
                   // a sum over the join rows of any integral expression: each left row sums
@@ -213,8 +231,11 @@ final class GroupedCount {
             Scala.seqOf()));
       }
     }
-    if (floorOne[0] == null && sums.isEmpty()) return Scala.seqOf();
-    PerRow perRow = new PerRow(count, floorOne[0] != null && floorOne[0], sums, sumAttrs);
+    if (floorOne[0] == null && sums.isEmpty() && covered[0] == null) return Scala.seqOf();
+    boolean oneLeftRow = groupsOneLeftRow(grouping, j.left());
+    if (covered[0] != null && !oneLeftRow) return Scala.seqOf(); // Spark unions each group's runs
+    PerRow perRow = new PerRow(count, floorOne[0] != null && floorOne[0], sums, sumAttrs,
+        covered[0]);
 
     List<NamedExpression> keep = new ArrayList<>(grouping);
     for (Attribute r : reads.values()) {
@@ -226,7 +247,7 @@ final class GroupedCount {
     if (op == null) return Scala.seqOf();
     List<NamedExpression> groupAttrs = new ArrayList<>();
     for (NamedExpression g : grouping) groupAttrs.add(g.toAttribute());
-    if (groupsOneLeftRow(grouping, j.left())) return Scala.seqOf(perRowProject(results, aggs, op));
+    if (oneLeftRow) return Scala.seqOf(perRowProject(results, aggs, op));
     return Scala.imm(AggUtils.planAggregateWithoutDistinct(Scala.seq(groupAttrs), Scala.seq(aggs),
         Scala.seq(results), op));
   }
@@ -305,8 +326,26 @@ final class GroupedCount {
   }
 
   private static boolean hasMarker(Expression e) {
-    if (e instanceof And) return hasMarker(((And) e).left()) || hasMarker(((And) e).right());
-    return e instanceof BandMarker;
+    return markerOf(e) != null;
+  }
+
+  /** The join condition's marker, or null. */
+  private static BandMarker markerOf(Expression e) {
+    if (e instanceof And) {
+      BandMarker m = markerOf(((And) e).left());
+      return m != null ? m : markerOf(((And) e).right());
+    }
+    return e instanceof BandMarker ? (BandMarker) e : null;
+  }
+
+  /** Whether {@code giql_covered}'s bounds are the marker's hulls (left, then right). */
+  private static boolean ownHulls(Covered c, BandMarker m, List<Project> projects) {
+    List<Expression> b = c.bounds();
+    List<Expression> hull = List.of(m.leftLo(), m.leftHi(), m.rightLo(), m.rightHi());
+    for (int i = 0; i < 4; i++) {
+      if (!inline(b.get(i), projects).semanticEquals(hull.get(i))) return false;
+    }
+    return true;
   }
 
   /** {@code e} with each projection's aliases replaced by what they stand for, down to the join. */
