@@ -178,7 +178,6 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     if (projection.isDefined()) {
       List<Attribute> out = new ArrayList<>();
       for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
-      if (perRow != null) out.addAll(perRow.outputs());
       return Scala.seq(out);
     }
     return joinOutput();
@@ -213,7 +212,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
 
   /**
    * This join (inner or left outer, building the right side) as one row per left row:
-   * {@code keep} (over the left output) and the count; the left side streams past the index.
+   * {@code keep}, over the left output and the per-row attributes ({@link PerRow#outputs}), is its
+   * output; the left side streams past the index.
    */
   public BroadcastIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
     return new BroadcastIntervalJoinExec(left, right, joinType, "right", leftKeys, leftLo,
@@ -355,8 +355,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       result.addAll(Scala.list(output()));
     }
     if (perRow != null) {
-      // the result reads the left row and the count
-      result.addAll(perRow.outputs());
+      // the result reads the left row and the per-row attributes
       joinedAttrs = new ArrayList<>(Scala.list(left.output()));
       joinedAttrs.addAll(perRow.outputs());
     }

@@ -139,8 +139,9 @@ public final class MergeIntervalJoinExec extends ExecNode {
   }
 
   /**
-   * This join as one row per left row: {@code keep} (over the left side's output) and the
-   * count. Only inner and left joins, whose left rows the sweep retires one by one.
+   * This join as one row per left row: {@code keep}, over the left side's output and the per-row
+   * attributes ({@link PerRow#outputs}), is its output. Only inner and left joins, whose left
+   * rows the sweep retires one by one.
    */
   public MergeIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
     return new MergeIntervalJoinExec(left, right, joinType, leftKey, rightKey, leftLo, leftHi,
@@ -167,7 +168,6 @@ public final class MergeIntervalJoinExec extends ExecNode {
   @Override
   public Seq<Attribute> output() {
     if (counting()) return countOutput;
-    if (perRow != null) return Scala.concat(projectionOutput(), Scala.seq(perRow.outputs()));
     if (existence()) return Scala.seq(left.output());
     if (projection.isDefined()) return projectionOutput();
     return Scala.seq(joinOutput());
@@ -273,12 +273,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
     for (Attribute a : la) joined.add(a.withNullability(true));
     for (Attribute a : ra) joined.add(a.withNullability(true));
     Seq<Expression> out = null;
-    if (perRow != null) {
-      List<Expression> e = new ArrayList<>();
-      for (NamedExpression x : Scala.list(projection.get())) e.add((Expression) x);
-      e.addAll(perRow.outputs());
-      out = Scala.seq(e);
-    } else if (!counting() && !existence()) {
+    if (!counting() && !existence()) {
       List<Expression> e = new ArrayList<>();
       if (projection.isDefined()) {
         for (NamedExpression x : Scala.list(projection.get())) e.add((Expression) x);

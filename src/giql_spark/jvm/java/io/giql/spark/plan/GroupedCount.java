@@ -35,7 +35,6 @@ import org.apache.spark.sql.catalyst.plans.logical.Filter;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
-import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.AggUtils;
 import org.apache.spark.sql.types.IntegralType;
@@ -243,11 +242,16 @@ final class GroupedCount {
       for (NamedExpression g : grouping) have |= g.exprId().equals(r.exprId());
       if (!have) keep.add(r);
     }
+    if (oneLeftRow) {
+      // the operator's own output projection computes the results: no projection above it
+      SparkPlan op = planner.plan(j, Scala.seq(perRowResults(results, aggs, grouping)), perRow);
+      return op == null ? Scala.seqOf() : Scala.seqOf(op);
+    }
+    keep.addAll(perRow.outputs());
     SparkPlan op = planner.plan(j, Scala.seq(keep), perRow);
     if (op == null) return Scala.seqOf();
     List<NamedExpression> groupAttrs = new ArrayList<>();
     for (NamedExpression g : grouping) groupAttrs.add(g.toAttribute());
-    if (oneLeftRow) return Scala.seqOf(perRowProject(results, aggs, op));
     return Scala.imm(AggUtils.planAggregateWithoutDistinct(Scala.seq(groupAttrs), Scala.seq(aggs),
         Scala.seq(results), op));
   }
@@ -278,20 +282,33 @@ final class GroupedCount {
   }
 
   /**
-   * The aggregate over groups of one left row each, as a projection: the count's sum is the
-   * row's count, and {@code first}, {@code last}, {@code min}, {@code max} are the row's value.
-   * No exchange, no sort, no aggregation buffer.
+   * The aggregate over groups of one left row each, as the operator's projection over the left
+   * row and its per-row attributes: the count's sum is the row's count, {@code first},
+   * {@code last}, {@code min}, {@code max} are the row's value, and a grouping expression is
+   * itself. No exchange, no sort, no aggregation buffer, no row copied twice.
    */
-  private static SparkPlan perRowProject(List<NamedExpression> results,
-      List<AggregateExpression> aggs, SparkPlan op) {
+  private static List<NamedExpression> perRowResults(List<NamedExpression> results,
+      List<AggregateExpression> aggs, List<NamedExpression> grouping) {
     Map<ExprId, Expression> value = new HashMap<>();
     for (AggregateExpression ae : aggs) {
       AggregateFunction f = ae.aggregateFunction();
       value.put(ae.resultAttribute().exprId(), f.children().head());
     }
+    for (NamedExpression g : grouping) {
+      if (g instanceof Alias) value.put(g.exprId(), ((Alias) g).child());
+    }
     List<NamedExpression> out = new ArrayList<>();
-    for (NamedExpression r : results) out.add((NamedExpression) substitute((Expression) r, value));
-    return new ProjectExec(Scala.seq(out), op);
+    for (NamedExpression r : results) {
+      Expression e = substitute((Expression) r, value);
+      if (e instanceof NamedExpression && ((NamedExpression) e).exprId().equals(r.exprId())) {
+        out.add((NamedExpression) e);
+      } else {
+        Expression body = e instanceof Alias ? ((Alias) e).child() : e;
+        out.add(new Alias(body, r.name(), r.exprId(), r.qualifier(), Option.empty(),
+            Scala.seqOf()));
+      }
+    }
+    return out;
   }
 
   /**
