@@ -99,11 +99,14 @@ final class FileStream implements RowStream {
           : UnsafeProjection.create(Scala.seq(es.subList(1, es.size())));
       this.cols = keyCol == null ? null : LongColumn.of(es.subList(1, es.size()));
     } else {
-      this.cols = null;
+      // a full row still takes its key and bounds off the vectors where it can: projecting
+      // them from the side row built a row and copied the key string twice per row
       this.lean = null;
       this.leanInt = null;
-      this.keyCol = null;
       this.leanNoKey = null;
+      this.keyCol = KeyColumn.of(overScan(spec.key, spec.project), ranks);
+      this.cols = keyCol == null ? null : LongColumn.of(java.util.List.of(
+          overScan(spec.lo, spec.project), overScan(spec.hi, spec.project)));
     }
     this.spec = spec;
     this.files = files;
@@ -319,6 +322,11 @@ final class FileStream implements RowStream {
       if (scan == null) return null;
       rowsRead++;
       if (filter != null && !filter.eval(scan, batchRow - 1)) continue;
+      if (keyCol != null && fromBatch) {
+        SweepRow e = fullOffVectors(scan, batchRow - 1);
+        if (e != null) return e;
+        continue;
+      }
       UnsafeRow side = project.apply(scan);
       UnsafeRow k = keyProj.apply(side);
       int rank;
@@ -339,6 +347,34 @@ final class FileStream implements RowStream {
       long y = b.getLong(1);
       return full(rank, Math.min(x, y), Math.max(x, y), side, false);
     }
+  }
+
+  /** {@link #read}'s full row {@code row} of the batch, key and bounds off its vectors; null: skip it. */
+  private SweepRow fullOffVectors(InternalRow scan, int row) {
+    int rank = keyCol.rank(row);
+    if (rank == KeyColumn.NULL) {
+      if (!nullKeys) return null;
+      return full(-1, 0, 0, project.apply(scan), true);
+    }
+    if (nullKeys || rank == KeyColumn.ABSENT) return null;
+    lastKey = keyCol.key;
+    lastRank = rank;
+    UnsafeRow side = project.apply(scan);
+    long x;
+    long y;
+    if (cols != null) {
+      if (cols[0].isNull(row) || cols[1].isNull(row)) {
+        return keepNullBounds ? full(rank, 0, 0, side, true) : null;
+      }
+      x = cols[0].get(row);
+      y = cols[1].get(row);
+    } else {
+      UnsafeRow b = bounds.apply(side);
+      if (b.isNullAt(0) || b.isNullAt(1)) return keepNullBounds ? full(rank, 0, 0, side, true) : null;
+      x = b.getLong(0);
+      y = b.getLong(1);
+    }
+    return full(rank, Math.min(x, y), Math.max(x, y), side, false);
   }
 
   /**

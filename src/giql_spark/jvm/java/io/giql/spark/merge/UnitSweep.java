@@ -13,7 +13,6 @@ import io.giql.spark.index.PerRow;
 final class UnitSweep {
   static final boolean TRACE = Boolean.getBoolean("giql.merge.trace");
 
-  /** What a first pass already produced, for the pass over sorted copies. */
   /** What a first pass already produced (by ordinal, the rows it processed), for the pass over sorted copies. */
   record Prefix(Bits nL, Bits nR, Bits done, Bits doneUnmatched, String why) {}
 
@@ -25,6 +24,7 @@ final class UnitSweep {
   private final JoinKind kind;
   private final boolean count;
   private final PerRow perRow;
+  private final boolean existence; // semi or anti: a left row is done at its first match
   private final ArrayList<SweepRow> actL = new ArrayList<>();
   private final ArrayList<SweepRow> actR = new ArrayList<>();
   private final ArrayList<SweepRow> retired = new ArrayList<>();
@@ -54,6 +54,7 @@ final class UnitSweep {
     this.kind = kind;
     this.count = count;
     this.perRow = perRow;
+    this.existence = kind == JoinKind.SEMI || kind == JoinKind.ANTI;
     boolean track = prefix == null && (kind != JoinKind.INNER || perRow != null);
     this.processedL = prefix == null ? new Bits() : null;
     this.processedR = prefix == null ? new Bits() : null;
@@ -61,9 +62,6 @@ final class UnitSweep {
     this.doneUnmatched = track ? new Bits() : null;
   }
 
-  private boolean existence() {
-    return kind == JoinKind.SEMI || kind == JoinKind.ANTI;
-  }
 
   /** Reports a left-only row (semi, anti, padded); false if nothing is reported. */
   private boolean reportLeft(SweepRow l, boolean unmatched) {
@@ -177,7 +175,7 @@ final class UnitSweep {
     int i = 0;
     while (i < n) {
       SweepRow e = actL.get(i);
-      if (e.hi < lo || existence() && e.matched) {
+      if (e.hi < lo || existence && e.matched) {
         if (e.hi < lo) retired.add(e);
         actL.set(i, actL.get(n - 1));
         actL.remove(--n);
@@ -270,13 +268,13 @@ final class UnitSweep {
         while (bi < others.size()) {
           SweepRow o = others.get(bi++);
           boolean emitted = xLeft ? pair(x, o) : pair(o, x);
-          if (xLeft && existence() && x.matched) bi = others.size();
+          if (xLeft && existence && x.matched) bi = others.size();
           if (emitted) return true;
         }
         SweepRow e = x;
         x = null;
         if (xLeft) {
-          if (!(existence() && e.matched)) actL.add(e);
+          if (!(existence && e.matched)) actL.add(e);
         } else {
           actR.add(e);
         }
