@@ -80,6 +80,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
   private final Option<Seq<NamedExpression>> projection;
   private final PerRow perRow; // one row per left row with its count (build right), or null
   private final Nearest nearest; // a k-nearest join (build right), or null
+  private final Attribute countAttr; // one row per task with its number of join rows, or null
 
   public BroadcastIntervalJoinExec(SparkPlan left, SparkPlan right, JoinType joinType,
       String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
@@ -103,6 +104,16 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       Seq<Expression> rightKeys, Expression rightLo, Expression rightHi,
       Option<Expression> residual, String index, Option<Seq<NamedExpression>> projection,
       Option<PerRow> perRow, Option<Nearest> nearest) {
+    this(left, right, joinType, buildSide, leftKeys, leftLo, leftHi, rightKeys, rightLo, rightHi,
+        residual, index, projection, perRow, nearest, Option.empty());
+  }
+
+  public BroadcastIntervalJoinExec(SparkPlan left, SparkPlan right, JoinType joinType,
+      String buildSide, Seq<Expression> leftKeys, Expression leftLo, Expression leftHi,
+      Seq<Expression> rightKeys, Expression rightLo, Expression rightHi,
+      Option<Expression> residual, String index, Option<Seq<NamedExpression>> projection,
+      Option<PerRow> perRow, Option<Nearest> nearest, Option<Attribute> count) {
+    this.countAttr = count.isDefined() ? count.get() : null;
     this.perRow = perRow.isDefined() ? perRow.get() : null;
     this.nearest = nearest.isDefined() ? nearest.get() : null;
     this.left = left;
@@ -175,6 +186,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
 
   @Override
   public Seq<Attribute> output() {
+    if (countAttr != null) return Scala.seqOf(countAttr);
     if (projection.isDefined()) {
       List<Attribute> out = new ArrayList<>();
       for (NamedExpression e : Scala.list(projection.get())) out.add(e.toAttribute());
@@ -207,7 +219,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
   protected SparkPlan withChildren(List<SparkPlan> c) {
     return new BroadcastIntervalJoinExec(c.get(0), c.get(1), joinType, buildSide, leftKeys,
         leftLo, leftHi, rightKeys, rightLo, rightHi, residual, index, projection,
-        Option.apply(perRow), Option.apply(nearest));
+        Option.apply(perRow), Option.apply(nearest), Option.apply(countAttr));
   }
 
   /**
@@ -218,6 +230,16 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
   public BroadcastIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
     return new BroadcastIntervalJoinExec(left, right, joinType, "right", leftKeys, leftLo,
         leftHi, rightKeys, rightLo, rightHi, residual, index, Option.apply(keep), Option.apply(p));
+  }
+
+  /**
+   * This inner join as a count of its rows: one row per task, {@code count}, for
+   * {@link SumCountsExec} to add up. No joined row is built.
+   */
+  public BroadcastIntervalJoinExec withCount(Attribute count) {
+    return new BroadcastIntervalJoinExec(left, right, joinType, buildSide, leftKeys, leftLo,
+        leftHi, rightKeys, rightLo, rightHi, residual, index, Option.empty(), Option.empty(),
+        Option.empty(), Option.apply(count));
   }
 
   /** This join (inner or left outer) as a k-nearest join building the right side. */
@@ -231,7 +253,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
   protected Object[] fields() {
     return new Object[] {
         left, right, joinType, buildSide, leftKeys, leftLo, leftHi, rightKeys, rightLo, rightHi,
-        residual, index, projection, Option.apply(perRow), Option.apply(nearest)};
+        residual, index, projection, Option.apply(perRow), Option.apply(nearest),
+        Option.apply(countAttr)};
   }
 
   @Override
@@ -253,7 +276,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         + (residual.isDefined() ? ", residual " + residual.get() : "")
         + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "")
         + (perRow != null ? ", " + perRow : "")
-        + (nearest != null ? ", " + nearest : "");
+        + (nearest != null ? ", " + nearest : "")
+        + (countAttr != null ? ", count of join rows as " + countAttr : "");
   }
 
   @Override
@@ -274,7 +298,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
 
   @Override
   public Partitioning outputPartitioning() {
-    if (!buildPreserved() && projection.isEmpty()) {
+    if (!buildPreserved() && projection.isEmpty() && countAttr == null) {
       return streamed().outputPartitioning();
     }
     return new UnknownPartitioning(0);
@@ -302,6 +326,10 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     SQLMetric numCand = longMetric("numCandidates");
     Probe base = probe(Mode.PAIRS, numOut, numCand, bc);
     RDD<InternalRow> stream = streamed().execute();
+    if (countAttr != null) {
+      return Partitions.mapWithIndex(stream, PartitionFn.scala(SortedCount.fn(base)), false,
+          false, Scala.tag(InternalRow.class));
+    }
     if (perRow != null) {
       return Partitions.mapWithIndex(stream, PartitionFn.scala(probeFn(base.with(Mode.COUNT))), false,
           false, Scala.tag(InternalRow.class));
@@ -349,7 +377,9 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     for (Attribute a : Scala.list(left.output())) joinedAttrs.add(a.withNullability(true));
     for (Attribute a : Scala.list(right.output())) joinedAttrs.add(a.withNullability(true));
     List<Expression> result = new ArrayList<>();
-    if (projection.isDefined()) {
+    if (countAttr != null) {
+      // a count builds no joined row
+    } else if (projection.isDefined()) {
       for (NamedExpression e : Scala.list(projection.get())) result.add((Expression) e);
     } else {
       result.addAll(Scala.list(output()));
@@ -645,11 +675,32 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
 
     /** Reads the stream row the next {@link #eval}s pair with. */
     void stream(InternalRow row) {
-      sn = 0;
+      sn = read(row, sv, 0);
+    }
+
+    /** The number of stream values a row carries. */
+    int streamWidth() {
+      return streamOrds.length;
+    }
+
+    /** Reads a stream row's values into {@code out[off..]}; returns their NULL bits. */
+    long read(InternalRow row, long[] out, int off) {
+      long nulls = 0;
       for (int k = 0; k < streamOrds.length; k++) {
-        if (row.isNullAt(streamOrds[k])) sn |= 1L << k;
-        else sv[k] = streamInt[k] ? row.getInt(streamOrds[k]) : row.getLong(streamOrds[k]);
+        if (row.isNullAt(streamOrds[k])) nulls |= 1L << k;
+        else out[off + k] = streamInt[k] ? row.getInt(streamOrds[k]) : row.getLong(streamOrds[k]);
       }
+      return nulls;
+    }
+
+    /** Takes the stream values the next {@link #eval}s pair with from {@code vals[off..]}. */
+    void stream(long[] vals, int off, long nulls) {
+      System.arraycopy(vals, off, sv, 0, sv.length);
+      sn = nulls;
+    }
+
+    boolean exact() {
+      return fast.exact();
     }
 
     /** {@link FastResidual}'s answer for the stream row and build entry {@code entry}. */

@@ -1,7 +1,7 @@
 package io.giql.spark.index;
 
 /** Sorting of parallel primitive arrays by a long key. */
-final class Sort {
+public final class Sort {
   private Sort() {}
 
   /**
@@ -9,7 +9,7 @@ final class Sort {
    * {@code b[s..e)}. Already sorted input (a BED file's order) costs one pass; otherwise an LSD
    * radix sort on bytes, skipping the byte positions where all keys agree.
    */
-  static void sortByFirst(long[] key, long[] a, int[] b, int s, int e) {
+  public static void sortByFirst(long[] key, long[] a, int[] b, int s, int e) {
     int n = e - s;
     if (n < 2) return;
     boolean sorted = true;

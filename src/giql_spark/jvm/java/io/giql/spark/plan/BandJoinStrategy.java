@@ -93,8 +93,8 @@ public final class BandJoinStrategy extends SparkStrategy {
 
   /**
    * {@code SELECT COUNT(*)} (or a count of non-nullable expressions) over a marked join, under
-   * any projections: counted inside the merge join, which builds no joined row, and summed by
-   * {@link SumCountsExec}. Other joins keep Spark's aggregate.
+   * any projections: counted inside the merge join, or an inner broadcast join, which build no
+   * joined row, and summed by {@link SumCountsExec}. Other joins keep Spark's aggregate.
    */
   private Seq<SparkPlan> planCount(Aggregate a) {
     if (!a.groupingExpressions().isEmpty() || a.aggregateExpressions().size() != 1) {
@@ -122,7 +122,7 @@ public final class BandJoinStrategy extends SparkStrategy {
 
   /**
    * {@code countAttr}: plan a count of the join's rows, output as that one attribute per task;
-   * only the merge join counts, so without one nothing is planned. {@code perRow}: plan one row
+   * the merge join counts, else an inner join's broadcast, else nothing is planned. {@code perRow}: plan one row
    * per left row, {@code keep} and its count (inner and left joins; the merge, else the
    * broadcast building the right side; nothing where the marker asks for another operator).
    */
@@ -202,7 +202,14 @@ public final class BandJoinStrategy extends SparkStrategy {
         MergePlanner.decided(null, "algo=" + params.algo
             + " or spark.giql.merge.enabled=false");
       }
-      if (countAttr != null) return Scala.seqOf();
+      if (countAttr != null) {
+        // the broadcast counts an inner join's rows itself; the sweep leaves them to Spark
+        if (!(j.joinType() instanceof InnerLike) || useSweep(j, params)) return Scala.seqOf();
+        return Scala.seqOf(new BroadcastIntervalJoinExec(planLater(j.left()),
+            planLater(j.right()), j.joinType(), chooseBuild(j, params.build), Scala.seq(hl), llo,
+            lhi, Scala.seq(hr), rlo, rhi, residual, params.index, Option.empty())
+            .withCount(countAttr));
+      }
       if (perRow != null) {
         if (useSweep(j, params) || "left".equals(params.build)) return Scala.seqOf();
         return Scala.seqOf(new BroadcastIntervalJoinExec(planLater(j.left()),
