@@ -26,6 +26,7 @@ from .planner.choose import choose
 from .planner.nodes import Built, Choice, IntervalJoin, Nearest, Node, Timing
 from .language.plan import Plan
 from .planner.stats import SideStats, sides_stats
+from .planner.stats.spark import within_broadcast_limit
 from .spark_sql import bound_sql, quiet_query_log
 
 #: Runs the layout checks of a join beside its statistics.
@@ -82,6 +83,10 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
     t0 = time.perf_counter()
     unavailable = None
     refusals = None
+    if isinstance(node, Nearest):
+        unavailable = registry.unavailable(left.sparkSession)
+        if "jvm_broadcast" not in unavailable and not within_broadcast_limit(left):
+            unavailable["jvm_nearest"] = "the targets are larger than spark.giql.broadcastMaxBytes"
     if isinstance(node, IntervalJoin):
         unavailable = registry.unavailable(left.sparkSession)
         forced = options.get("strategy")
@@ -111,7 +116,7 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
 def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_run: bool = False) -> DataFrame:
     """The result of ``node`` by the chosen operator."""
     if isinstance(node, Nearest):
-        return nearest.candidates(left, right, node.spec, dry_run=dry_run)
+        return nearest.candidates(left, right, node.spec, dry_run=dry_run, jvm=choice.strategy == "jvm_nearest")
     strategy = registry.get(choice.strategy)
     if strategy.python and node.fields:
         left, right = prune(left, node.fields), prune(right, node.fields)

@@ -16,6 +16,7 @@ from ..errors import GiqlSparkError
 from ..planner import registry
 from ..joins.spec import JoinSpec, NearestSpec
 from ..planner.nodes import IntervalJoin, Nearest, Side
+from ..planner.stats.spark import within_broadcast_limit
 
 
 def strategy_options(strategy: str | None = None, **sizes) -> dict:
@@ -83,24 +84,9 @@ def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_k
 
     if "jvm_broadcast" in registry.unavailable(left.sparkSession):
         return None
-    if not _broadcastable(right):
+    if not within_broadcast_limit(right):
         return None
     return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap)
-
-
-def _broadcastable(df: DataFrame) -> bool:
-    """Whether Spark's size estimate of ``df`` is within the broadcast limit (unknown: yes)."""
-    from ..planner.stats.spark import plan_facts
-
-    limit = df.sparkSession.conf.get("spark.giql.broadcastMaxBytes", "2g")
-    size = plan_facts(df, files=False).size
-    return size is None or size <= _bytes(limit)
-
-
-def _bytes(text: str) -> int:
-    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-    t = text.strip().lower().rstrip("b")
-    return int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
 
 
 def nearest_candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec) -> DataFrame:

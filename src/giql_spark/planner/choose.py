@@ -36,7 +36,13 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
     refused with that reason, and forcing one is an error."""
     unavailable = dict(unavailable or {})
     if isinstance(node, Nearest):
-        return Choice("nearest-index", reason="k-nearest candidates per chromosome from a sorted index")
+        if "jvm_broadcast" not in unavailable and "jvm_nearest" not in unavailable:
+            return Choice("jvm_nearest", reason="k-nearest candidates of well-formed intervals from the "
+                          "JVM broadcast index of the targets (ties at the k-th kept); the other rows' from "
+                          "the per-chromosome kernel")
+        why = unavailable.get("jvm_broadcast") or unavailable.get("jvm_nearest")
+        return Choice("nearest-index", reason="k-nearest candidates per chromosome from a sorted index"
+                      + (f" (JVM index: {why})" if why else ""))
     left = left or SideStats(None)
     right = right or SideStats(None)
     if getattr(node.spec, "unbounded", False):

@@ -46,6 +46,20 @@ class PlanFacts:
     notes: list[str] = field(default_factory=list)
 
 
+def within_broadcast_limit(df: DataFrame) -> bool:
+    """Whether Spark's size estimate of ``df`` is within the broadcast limit of the
+    JVM operators (``spark.giql.broadcastMaxBytes``; an unknown size is within it)."""
+    limit = df.sparkSession.conf.get("spark.giql.broadcastMaxBytes", "2g")
+    size = plan_facts(df, files=False).size
+    return size is None or size <= _bytes(limit)
+
+
+def _bytes(text: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    t = text.strip().lower().rstrip("b")
+    return int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
+
+
 def plan_facts(df: DataFrame, files: bool = True) -> PlanFacts:
     """The facts about ``df``; its input files only when ``files`` and it is one scan."""
     if is_connect(df):

@@ -5,7 +5,9 @@ import java.io.Serializable;
 /**
  * The k entries of an {@link IntervalIndex} group nearest to a query hull [qlo, qhi]: nearest by
  * the gap between the closed hulls (0 when they share a point, else the distance from one to the
- * other), ties broken by (lo, hi, entry). Only entries within {@link #maxGap} count.
+ * other), ties broken by (lo, hi, entry). Only entries within {@link #maxGap} count. With
+ * {@link #ties}, every entry whose (gap, lo, hi) equals the k-th's comes too (a caller that
+ * ranks the rows itself, by other columns as well, needs them all).
  *
  * <p>The search asks the index itself, so it is as fast as an overlap query for both of its
  * layouts: first the overlap query (gap 0); when that finds fewer than k entries, one window
@@ -18,16 +20,23 @@ public final class Nearest implements Serializable {
   private static final long serialVersionUID = 1L;
   public final int k;
   public final long maxGap; // < 0: no limit
+  public final boolean ties;
 
   public Nearest(int k, long maxGap) {
+    this(k, maxGap, false);
+  }
+
+  public Nearest(int k, long maxGap, boolean ties) {
     this.k = k;
     this.maxGap = maxGap;
+    this.ties = ties;
   }
 
   /** Per-task scratch space. */
   public static final class Scratch {
     final IntervalIndex.IntBuffer found = new IntervalIndex.IntBuffer();
     long[] gap = new long[16];
+    int[] all = new int[16]; // the found entries before selection, for ties
   }
 
   /** Fills {@code out} with the nearest entries of group {@code g}, nearest first. */
@@ -63,10 +72,18 @@ public final class Nearest implements Serializable {
     select(idx, qlo, qhi, found, sc, out);
   }
 
-  /** The first k of {@code found} by (gap, lo, hi, entry), in that order, into {@code out}. */
+  /**
+   * The first k of {@code found} by (gap, lo, hi, entry), in that order, into {@code out}; with
+   * ties, then the others whose (gap, lo, hi) equals the k-th's. Every such entry is in
+   * {@code found}: its gap is the k-th's, within the window searched.
+   */
   private void select(IntervalIndex idx, long qlo, long qhi, IntervalIndex.IntBuffer found,
       Scratch sc, IntervalIndex.IntBuffer out) {
     int n = found.n;
+    if (ties) {
+      if (sc.all.length < n) sc.all = new int[Math.max(n, sc.all.length * 2)];
+      System.arraycopy(found.a, 0, sc.all, 0, n);
+    }
     if (sc.gap.length < n) sc.gap = new long[Math.max(n, sc.gap.length * 2)];
     long[] gap = sc.gap;
     int[] a = found.a;
@@ -92,6 +109,18 @@ public final class Nearest implements Serializable {
       a[j] = x;
     }
     for (int i = 0; i < m; i++) out.add(a[i]);
+    if (ties && m == k) {
+      int last = a[k - 1];
+      long g = gap[k - 1];
+      for (int i = 0; i < n; i++) {
+        int x = sc.all[i];
+        // the tied entries already taken are those up to the k-th in entry order
+        if (x > last && idx.lo[x] == idx.lo[last] && idx.hi[x] == idx.hi[last]
+            && Math.max(0, Math.max(idx.lo[x] - qhi, qlo - idx.hi[x])) == g) {
+          out.add(x);
+        }
+      }
+    }
   }
 
   /** The largest gap that counts. */
@@ -118,6 +147,7 @@ public final class Nearest implements Serializable {
 
   @Override
   public String toString() {
-    return "nearest " + k + (maxGap < 0 ? "" : " within gap " + maxGap);
+    return "nearest " + k + (maxGap < 0 ? "" : " within gap " + maxGap)
+        + (ties ? " with ties" : "");
   }
 }

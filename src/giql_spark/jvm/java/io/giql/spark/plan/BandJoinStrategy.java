@@ -186,7 +186,7 @@ public final class BandJoinStrategy extends SparkStrategy {
         return Scala.seqOf(new BroadcastIntervalJoinExec(planLater(j.left()),
             planLater(j.right()), j.joinType(), "right", Scala.seq(hl), llo, lhi, Scala.seq(hr),
             rlo, rhi, residual, params.index, projection)
-            .withNearest(new Nearest(params.nearest, params.maxGap)));
+            .withNearest(new Nearest(params.nearest, params.maxGap, params.ties)));
       }
       if (useMerge(params)) {
         String[] why = new String[1];

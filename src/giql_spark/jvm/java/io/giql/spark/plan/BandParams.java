@@ -25,7 +25,8 @@ import java.util.Map;
  *   <li>{@code nearest}: {@code k} > 0 makes the join a k-nearest join: each left row joins the
  *       k right rows of its keys whose hulls are nearest to its hull (gap 0 when they share a
  *       point, else the distance between them), ordered by (gap, lo, hi), not the rows whose
- *       hulls meet; {@code maxgap}: only right rows within that gap ({@code none} = any).
+ *       hulls meet; {@code maxgap}: only right rows within that gap ({@code none} = any);
+ *       {@code ties=true}: also every right row whose (gap, lo, hi) equals the k-th's.
  *       Planned only as the broadcast join building the right side (inner or left outer):
  *       {@code BandJoinStrategy} refuses it otherwise, so the marker is never evaluated.</li>
  * </ul>
@@ -39,9 +40,11 @@ final class BandParams implements Serializable {
   final long tile; // sweep tile width; 0 = auto
   final int nearest; // k of a k-nearest join; 0 = an overlap join
   final long maxGap; // a k-nearest join's largest gap; -1 = none
+  final boolean ties; // a k-nearest join also returns the rows tied with the k-th
 
   private BandParams(String algo, String build, String index, long tile, int nearest,
-      long maxGap) {
+      long maxGap, boolean ties) {
+    this.ties = ties;
     this.algo = algo;
     this.build = build;
     this.index = index;
@@ -59,6 +62,7 @@ final class BandParams implements Serializable {
     kv.put("tile", "auto");
     kv.put("nearest", "none");
     kv.put("maxgap", "none");
+    kv.put("ties", "false");
     if (text != null) {
       for (String part : text.split("[;,]")) {
         String p = part.trim();
@@ -72,7 +76,7 @@ final class BandParams implements Serializable {
         if (!kv.containsKey(k)) {
           throw new IllegalArgumentException(
               "giql_band has no option '" + k + "' (options: algo, build, index, tile, nearest,"
-              + " maxgap)");
+              + " maxgap, ties)");
         }
         kv.put(k, v);
       }
@@ -80,6 +84,7 @@ final class BandParams implements Serializable {
     check("algo", kv.get("algo"), "auto", "broadcast", "sweep", "merge");
     check("build", kv.get("build"), "auto", "left", "right");
     check("index", kv.get("index"), "auto", "tree", "scan");
+    check("ties", kv.get("ties"), "false", "true");
     long tile = "auto".equals(kv.get("tile")) ? 0 : number("tile", kv.get("tile"), 1, "auto");
     long k = "none".equals(kv.get("nearest")) ? 0 : number("nearest", kv.get("nearest"), 1, null);
     if (k > Integer.MAX_VALUE - 8) {
@@ -88,7 +93,7 @@ final class BandParams implements Serializable {
     long maxGap = "none".equals(kv.get("maxgap")) ? -1
         : number("maxgap", kv.get("maxgap"), 0, "none");
     return new BandParams(kv.get("algo"), kv.get("build"), kv.get("index"), tile, (int) k,
-        maxGap);
+        maxGap, "true".equals(kv.get("ties")));
   }
 
   /** {@code value} as a whole number of at least {@code min}; else a readable error. */
@@ -120,6 +125,6 @@ final class BandParams implements Serializable {
     return "algo=" + algo + ";build=" + build + ";index=" + index + ";tile="
         + (tile == 0 ? "auto" : String.valueOf(tile))
         + (nearest > 0 ? ";nearest=" + nearest + ";maxgap=" + (maxGap < 0 ? "none" : maxGap)
-            : "");
+            + (ties ? ";ties=true" : "") : "");
   }
 }
