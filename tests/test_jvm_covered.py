@@ -7,7 +7,6 @@ group is one left row and its bounds are the join's own hulls.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
@@ -16,7 +15,8 @@ from hypothesis import strategies as st
 
 from giql_spark.jvm.join import band_sql
 
-from test_jvm_merge import NATURAL, gen, jspark, register, sort_rows, write  # noqa: F401
+from test_jvm_grouped_count import sorted_sides
+from test_jvm_merge import jspark  # noqa: F401
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 PER_ROW = "covered points as"
@@ -65,16 +65,7 @@ def test_covered_points_per_left_row_on_the_merge_and_the_broadcast(jspark, tmp_
     so the merge's first pass fails over to sorted copies: each left row's covered points, kept
     by the operator, equal the oracle; grouped by a chromosome (several left rows a group),
     Spark evaluates the aggregate over the pairs, to the oracle's union."""
-    rnd = random.Random(seed)
-    rev = 0.1 if seed % 2 else 0.0
-    left = gen(seed, rnd.randrange(30, 80), reversed_rate=rev)
-    left += [dict(r) for r in left[:10]]
-    right = gen(seed + 50, rnd.randrange(1, 80), reversed_rate=rev)
-    write(tmp_path / "l", sort_rows(left, NATURAL[:5], rnd.choice(["first", "last"])),
-          row_group=rnd.choice([3, 7, 50]), files=rnd.choice([1, 2]))
-    write(tmp_path / "r", sort_rows(right, NATURAL[:5], "first"), row_group=rnd.choice([5, 50]))
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    left, right = sorted_sides(jspark, tmp_path, seed)
 
     def pts(a):
         out = set()

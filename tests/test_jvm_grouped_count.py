@@ -68,10 +68,10 @@ def run_grouped(spark, join, select, group, *, residual=None, opts="", per_row=T
     return plan
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_grouped_counts_on_the_merge_and_the_broadcast(jspark, tmp_path, seed):
-    """Sorted files with NULL keys and bounds, zero-length, reversed and wide rows, duplicated
-    left rows; odd seeds have reversed intervals, so the merge's first pass fails over."""
+def sorted_sides(spark, tmp_path, seed):
+    """Sorted files l and r (registered) with NULL keys and bounds, zero-length and wide rows,
+    left rows twice; odd seeds add reversed rows, so the merge's first pass fails over.
+    Returns the rows (left, right)."""
     rnd = random.Random(seed)
     rev = 0.1 if seed % 2 else 0.0
     left = gen(seed, rnd.randrange(30, 80), reversed_rate=rev)
@@ -80,8 +80,16 @@ def test_grouped_counts_on_the_merge_and_the_broadcast(jspark, tmp_path, seed):
     write(tmp_path / "l", sort_rows(left, NATURAL[:5], rnd.choice(["first", "last"])),
           row_group=rnd.choice([3, 7, 50]), files=rnd.choice([1, 2]))
     write(tmp_path / "r", sort_rows(right, NATURAL[:5], "first"), row_group=rnd.choice([5, 50]))
-    register(jspark, "l", str(tmp_path / "l"))
-    register(jspark, "r", str(tmp_path / "r"))
+    register(spark, "l", str(tmp_path / "l"))
+    register(spark, "r", str(tmp_path / "r"))
+    return left, right
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_grouped_counts_on_the_merge_and_the_broadcast(jspark, tmp_path, seed):
+    """Sorted files with NULL keys and bounds, zero-length, reversed and wide rows, duplicated
+    left rows; odd seeds have reversed intervals, so the merge's first pass fails over."""
+    sorted_sides(jspark, tmp_path, seed)
     # seed 3: an exact integer residual, checked on values (the right side is read lean)
     residual = [None, "a.score + b.score > 2", "a.name <> b.name", "a.id >= b.id AND a.s < b.e"][seed]
     for join, select, group in GROUPED:

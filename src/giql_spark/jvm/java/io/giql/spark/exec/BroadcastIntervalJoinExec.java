@@ -489,8 +489,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private InternalRow cur;
     private boolean curMatched;
     private int candPos;
-    private UnsafeRow lastKey;
-    private int lastGroup = -1;
+    private final GroupLookup groups;
     private int hint = -1;
 
     ProbeIterator(Probe p, int partition, Iterator<InternalRow> stream) {
@@ -498,6 +497,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       this.p = p;
       this.stream = stream;
       this.idx = p.bc.value();
+      this.groups = new GroupLookup(idx);
       this.keyProj = UnsafeProjection.create(p.streamKeys);
       this.boundsProj = UnsafeProjection.create(Scala.seqOf(p.streamLo, p.streamHi));
       this.residual = Residual.of(p.residual, p.residualInput, p.leftOut, p.rightOut, partition);
@@ -542,15 +542,8 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       long y = b.getLong(1);
       curLo = Math.min(x, y);
       curHi = Math.max(x, y);
-      int g;
-      if (lastKey != null && lastKey.equals(key)) {
-        g = lastGroup;
-      } else {
-        g = idx.group(key);
-        lastKey = key.copy();
-        lastGroup = g;
-        hint = -1;
-      }
+      int g = groups.group(key);
+      if (groups.changed) hint = -1;
       if (g < 0) return;
       if (values != null) values.stream(cur);
       if (p.nearest != null) {

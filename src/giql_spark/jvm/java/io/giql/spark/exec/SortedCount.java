@@ -97,22 +97,14 @@ final class SortedCount {
   private void run(Iterator<InternalRow> it) {
     UnsafeProjection keyProj = UnsafeProjection.create(p.streamKeys);
     UnsafeProjection boundsProj = UnsafeProjection.create(Scala.seqOf(p.streamLo, p.streamHi));
-    UnsafeRow lastKey = null;
-    int lastGroup = -1;
+    GroupLookup groups = new GroupLookup(idx);
     while (it.hasNext()) {
       InternalRow row = it.next();
       UnsafeRow key = keyProj.apply(row);
       if (key.anyNull()) continue;
       UnsafeRow b = boundsProj.apply(row);
       if (b.anyNull()) continue;
-      int g;
-      if (lastKey != null && lastKey.equals(key)) {
-        g = lastGroup;
-      } else {
-        g = idx.group(key);
-        lastKey = key.copy();
-        lastGroup = g;
-      }
+      int g = groups.group(key);
       if (g < 0) continue;
       if (n == grp.length) grow();
       long x = b.getLong(0);

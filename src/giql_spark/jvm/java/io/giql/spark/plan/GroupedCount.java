@@ -222,13 +222,7 @@ final class GroupedCount {
       for (Attribute r : Scala.list(s.references().toSeq())) {
         if (!isOutput(r, grouping, aggs)) return Scala.seqOf();
       }
-      if (s instanceof NamedExpression && ((NamedExpression) s).exprId().equals(ne.exprId())) {
-        results.add((NamedExpression) s);
-      } else {
-        Expression body = s instanceof Alias ? ((Alias) s).child() : s;
-        results.add(new Alias(body, ne.name(), ne.exprId(), ne.qualifier(), Option.empty(),
-            Scala.seqOf()));
-      }
+      results.add(named(s, ne));
     }
     if (floorOne[0] == null && sums.isEmpty() && covered[0] == null) return Scala.seqOf();
     boolean oneLeftRow = groupsOneLeftRow(grouping, j.left());
@@ -298,17 +292,17 @@ final class GroupedCount {
       if (g instanceof Alias) value.put(g.exprId(), ((Alias) g).child());
     }
     List<NamedExpression> out = new ArrayList<>();
-    for (NamedExpression r : results) {
-      Expression e = substitute((Expression) r, value);
-      if (e instanceof NamedExpression && ((NamedExpression) e).exprId().equals(r.exprId())) {
-        out.add((NamedExpression) e);
-      } else {
-        Expression body = e instanceof Alias ? ((Alias) e).child() : e;
-        out.add(new Alias(body, r.name(), r.exprId(), r.qualifier(), Option.empty(),
-            Scala.seqOf()));
-      }
-    }
+    for (NamedExpression r : results) out.add(named(substitute((Expression) r, value), r));
     return out;
+  }
+
+  /** {@code e} under {@code as}'s name and id: itself where it already is that attribute. */
+  private static NamedExpression named(Expression e, NamedExpression as) {
+    if (e instanceof NamedExpression && ((NamedExpression) e).exprId().equals(as.exprId())) {
+      return (NamedExpression) e;
+    }
+    Expression body = e instanceof Alias ? ((Alias) e).child() : e;
+    return new Alias(body, as.name(), as.exprId(), as.qualifier(), Option.empty(), Scala.seqOf());
   }
 
   /**
