@@ -73,6 +73,9 @@ class Table:
         self.schema = schema
         self.mapping = mapping
 
+    def __repr__(self):  # hypothesis prints a failing case's tables with it
+        return f"Table({self.rows!r}, {self.schema!r}, **{self.mapping!r})"
+
     def columns(self):
         return [c.strip().split(" ")[0].strip("`") for c in self.schema.split(",")]
 

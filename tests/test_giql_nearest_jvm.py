@@ -21,9 +21,9 @@ coord = st.integers(0, 80)
 
 
 @st.composite
-def row(draw, name, nulls=True):
+def row(draw, name):
     s = draw(coord)
-    kind = draw(st.sampled_from(["ok", "ok", "ok", "ok", "zero", "reversed"] + ["null"] * nulls))
+    kind = draw(st.sampled_from(["ok", "ok", "ok", "ok", "zero", "reversed", "null"]))
     e = {"ok": s + draw(st.integers(1, 15)), "zero": s, "reversed": s - draw(st.integers(1, 8)),
          "null": None}[kind]
     chrom = draw(st.sampled_from(["chr1", "chr1", "chr2", None]))
@@ -31,17 +31,16 @@ def row(draw, name, nulls=True):
     return (chrom, s, e, name, 1.0, strand)
 
 
-def table(draw, prefix, n, nulls=True):
-    return Table([draw(row(f"{prefix}{i}", nulls)) for i in range(n)])
+def table(draw, prefix, n):
+    return Table([draw(row(f"{prefix}{i}")) for i in range(n)])
 
 
 @st.composite
 def case(draw):
-    # References with a NULL coordinate are left out: giql's decorrelated form joins its ranked
-    # candidates back to the outer rows on the reference's coordinates with '=', which loses
-    # them on either candidate path (DuckDB, correlated, keeps them); a known defect.
-    peaks = table(draw, "p", draw(st.integers(1, 12)), nulls=False)
-    genes = table(draw, "g", draw(st.integers(1, 20)))
+    peaks = table(draw, "p", draw(st.integers(1, 12)))
+    # giql ranks targets tied on (distance, start, end) in no set order, so no two genes share
+    # a chromosome and both coordinates: the k nearest are then one set on every engine.
+    genes = Table(list({(r[0], r[1], r[2]): r for r in table(draw, "g", draw(st.integers(1, 20))).rows}.values()))
     k = draw(st.integers(1, 3))
     opts = draw(st.sampled_from(["", ", stranded := true", ", signed := true", ", max_distance := 10",
                                  ", stranded := true, signed := true"]))

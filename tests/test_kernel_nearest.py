@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from giql_spark.kernels.nearest import first_k_by_position, nearest_candidates
+from giql_spark.kernels.nearest import first_k_by_position, nearest_by_value, nearest_candidates
 
 
 # --------------------------------------------------------------------------- oracle
@@ -239,3 +239,20 @@ def test_first_k_by_position_matches_oracle(q_count, t, k):
         np.testing.assert_array_equal(np.sort(got), want)
         keys = list(zip(t_s[got].tolist(), t_e[got].tolist()))
         assert keys == sorted(keys)
+
+
+@SETTINGS
+@given(q=st.lists(st.integers(-20, 60), max_size=10), v=st.lists(st.integers(0, 40), max_size=30),
+       k=st.integers(1, 8), at_or_above=st.booleans())
+def test_nearest_by_value_matches_oracle(q, v, k, at_or_above):
+    """Per query: exactly the values whose distance is at most the k-th smallest distance."""
+    qa, va = np.array(q, dtype=np.int64), np.array(v, dtype=np.int64)
+    qi, ti = nearest_by_value(qa, va, k, at_or_above)
+    got = sorted(zip(qi.tolist(), ti.tolist()))
+    want = []
+    for i, x in enumerate(q):
+        d = {j: (y - x if at_or_above else abs(y - x)) for j, y in enumerate(v) if not at_or_above or y >= x}
+        if d:
+            kth = sorted(d.values())[min(k, len(d)) - 1]
+            want += [(i, j) for j, dist in d.items() if dist <= kth]
+    assert got == sorted(want)

@@ -19,6 +19,7 @@ from giql_spark.language.rules.ctes import prune_ctes
 from giql_spark.language.rules.exists import exists_to_semi
 from giql_spark.language.rules.interval_join import extract_interval_joins
 from giql_spark.language.rules.nearest import extract_nearest
+from giql_spark.language.rules.nearest_keys import null_safe_nearest_keys
 from giql_spark.language.rules.qualify import qualify
 from giql_spark.language.rules.stars import expand_star_replace
 from giql_spark.language.schema import RESULT, Schema
@@ -54,8 +55,24 @@ def sql(tree: exp.Expression) -> str:
 def test_rules_run_in_the_documented_order():
     assert [r.__name__ for r in RULES] == ["refuse_unsupported", "read_hints", "expand_star_replace",
                                            "eliminate_star_qualify", "bind_tables", "exists_to_semi",
-                                           "qualify", "extract_nearest", "extract_interval_joins",
+                                           "qualify", "null_safe_nearest_keys", "extract_nearest", "extract_interval_joins",
                                            "extract_band_joins", "prune_ctes"]
+
+
+CORRELATED_NEAREST = ("SELECT a.name, b.name AS g FROM peaks a CROSS JOIN LATERAL "
+                      "NEAREST(genes, reference := a.interval, k := 2, stranded := true) b")
+
+
+def test_nearest_join_back_matches_null_reference_keys():
+    """Every reference-key equality of the join back becomes <=>; the rank bound stays."""
+    before = upto(qualify, CORRELATED_NEAREST)
+    on = next(j for j in before.find_all(exp.Join) if j.args.get("on") is not None).args["on"]
+    keys = [eq for eq in on.find_all(exp.EQ) if "_rk_" in eq.this.name + eq.expression.name]
+    assert len(keys) == 4  # chrom, start, end, strand
+    tree = null_safe_nearest_keys(before, Schema(COLUMNS))
+    assert not [eq for eq in on.find_all(exp.EQ) if "_rk_" in eq.this.name + eq.expression.name]
+    assert len(list(on.find_all(exp.NullSafeEQ))) == 4
+    assert "IS NOT DISTINCT FROM" in sql(tree) and any(isinstance(c, exp.LTE) for c in on.find_all(exp.LTE))
 
 
 # giql canonicalizes a 1-based NEAREST target in a CTE, ``SELECT * REPLACE (start - 1 AS start, ...)``.

@@ -326,3 +326,58 @@ def first_k_by_position(q_count, t_start, t_end, k):
             out_t[pos] = a[j]
             pos += 1
     return out_q, out_t, out_d
+
+
+@njit(cache=True)
+def nearest_by_value(q, v, k, at_or_above):
+    """Each query value's ``k`` nearest values, by ``|q - v|`` (or, with
+    ``at_or_above``, only among ``v >= q``, by ``v - q``), every value tied
+    with the ``k``-th included.
+
+    This is the order of giql's distance for a reference with one NULL
+    coordinate: with its end NULL the distance to a target is
+    ``start - target_end + 1``; with its start NULL it is
+    ``target_start - end + 1`` where ``end <= target_start`` and NULL elsewhere.
+
+    Returns (query_index, value_index), two int64 arrays; value indexes refer
+    to positions in ``v``. Cost: O(m log m) for the sort plus
+    O(log m + k + rows emitted) per query.
+    """
+    nq = q.shape[0]
+    m = v.shape[0]
+    if nq == 0 or m == 0 or k <= 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    order = np.argsort(v, kind="mergesort")
+    sv = v[order]
+    out_q = np.empty(16, dtype=np.int64)
+    out_t = np.empty(16, dtype=np.int64)
+    n = 0
+    for qi in range(nq):
+        x = q[qi]
+        i = np.searchsorted(sv, x)  # first index with sv >= x
+        lo = i - 1 if not at_or_above else -1
+        hi = i
+        d = -1
+        for _ in range(k):  # the k-th smallest distance
+            dl = x - sv[lo] if lo >= 0 else -1
+            dh = sv[hi] - x if hi < m else -1
+            if dl < 0 and dh < 0:
+                break
+            if dh < 0 or (dl >= 0 and dl <= dh):
+                d = dl
+                lo -= 1
+            else:
+                d = dh
+                hi += 1
+        if d < 0:
+            continue
+        a = i if at_or_above else np.searchsorted(sv, x - d)
+        b = np.searchsorted(sv, x + d, side="right")
+        while n + (b - a) > out_q.shape[0]:
+            out_q = _grow(out_q, n)
+            out_t = _grow(out_t, n)
+        for j in range(a, b):
+            out_q[n] = qi
+            out_t[n] = order[j]
+            n += 1
+    return out_q[:n].copy(), out_t[:n].copy()

@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...kernels import coords
-from ...kernels.nearest import first_k_by_position, nearest_candidates
+from ...kernels.nearest import first_k_by_position, nearest_by_value, nearest_candidates
 
 CHROM, STRAND, START, END = "__gs_chrom", "__gs_strand", "__gs_s", "__gs_e"
 
@@ -27,10 +27,27 @@ def _pairs(targets: pa.Table, refs: pa.Table, k: int, null_distance: bool) -> tu
         qs_parts.append(r_idx[qi])
         ts_parts.append(t_idx[ti])
     if len(r_null) and len(t_idx):
-        # Every distance from these references is NULL: order is by position.
-        qi, ti, _ = first_k_by_position(len(r_null), ts, te, k)
-        qs_parts.append(r_null[qi])
-        ts_parts.append(t_idx[ti])
+        # References with a NULL coordinate (giql's distance CASE, its NULL branches): with the
+        # start NULL, the targets after the end have distance `target start - end + 1` and the
+        # others NULL; with the end NULL, every target has `start - target end + 1`; with both
+        # NULL, all are NULL. NULL distances rank by position, so the first k by position
+        # cover them whichever end SQL sorts NULLs to.
+        r_start = refs.column(START).is_valid().to_numpy(zero_copy_only=False)[r_null]
+        r_end = refs.column(END).is_valid().to_numpy(zero_copy_only=False)[r_null]
+        by_pos = r_null[~(r_start & ~r_end) | null_distance]
+        if len(by_pos):
+            qi, ti, _ = first_k_by_position(len(by_pos), ts, te, k)
+            qs_parts.append(by_pos[qi])
+            ts_parts.append(t_idx[ti])
+        if not null_distance:
+            after_end = r_null[~r_start & r_end]
+            qi, ti = nearest_by_value(r.b[after_end], ts, k, True)
+            qs_parts.append(after_end[qi])
+            ts_parts.append(t_idx[ti])
+            before_start = r_null[r_start & ~r_end]
+            qi, ti = nearest_by_value(r.a[before_start] + 1, te, k, False)
+            qs_parts.append(before_start[qi])
+            ts_parts.append(t_idx[ti])
     if len(t_null):
         all_refs = np.arange(refs.num_rows)
         qs_parts.append(np.repeat(all_refs, len(t_null)))

@@ -20,6 +20,7 @@ from .exists import exists_to_semi
 from .hint import read_hints
 from .interval_join import extract_interval_joins
 from .nearest import extract_nearest
+from .nearest_keys import null_safe_nearest_keys
 from .qualify import qualify
 from .qualify_filter import eliminate_star_qualify
 from .refuse import refuse_unsupported
@@ -33,6 +34,7 @@ RULES = (
     bind_tables,             # registered tables -> placeholders bound at run time
     exists_to_semi,          # [NOT] EXISTS over an interval predicate -> SEMI/ANTI join
     qualify,                 # bare columns of statements with interval joins -> alias.column
+    null_safe_nearest_keys,  # NEAREST's join back on reference keys -> <=> (NULL keys kept)
     extract_nearest,         # correlated NEAREST -> Nearest node
     extract_interval_joins,  # interval joins -> IntervalJoin nodes
     extract_band_joins,      # joins whose condition bounds positions -> IntervalJoin nodes (band)
