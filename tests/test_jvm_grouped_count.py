@@ -163,6 +163,10 @@ def test_giql_group_by_reaches_the_per_row_count(tmp_path):
     plan = df._jdf.queryExecution().executedPlan().toString()
     if "IntervalJoin" in plan:  # a JVM operator was chosen: it counts per left row
         assert PER_ROW in plan, plan
+    # The cost model prices the join as reduced per gene: counted inside the JVM operators,
+    # aggregated by Spark over the pairs of the others.
+    explained = s.explain(q)
+    assert "per row" in explained and "aggregate" in explained, explained
 
 
 @pytest.mark.parametrize("seed", [0, 1])

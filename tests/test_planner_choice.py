@@ -225,3 +225,38 @@ def test_jvm_merge_wins_where_the_files_allow_it_and_is_refused_with_the_reason_
     assert next(e for e in other.estimates if e.strategy == "jvm_merge").refused == why
     right = pick(*stats, how="right", unavailable={})
     assert "inner, left, semi and anti" in next(e for e in right.estimates if e.strategy == "jvm_merge").refused
+
+
+def per_row_node(how="left"):
+    n = node(how)
+    n.per_row = True
+    return n
+
+
+def test_a_join_reduced_per_left_row_is_priced_by_its_rows_where_the_join_counts():
+    """Heavy widths: many pairs per left row. Reduced per left row, the operators that count
+    inside the join return one row per left row; every other strategy still makes the pairs and
+    adds Spark's aggregate over them, so the choice can change, and the terms say why."""
+    left, right = side(2_000_000, heavy_widths()), side(500_000, heavy_widths(seed=1))
+    unsorted = {"jvm_merge": "left: not sorted"}
+    pairs = choose(node("left"), {}, left, right, DEFAULT, unsorted)
+    reduced = choose(per_row_node(), {}, left, right, DEFAULT, unsorted)
+    by = {e.strategy: e for e in reduced.estimates}
+    plain = {e.strategy: e for e in pairs.estimates}
+    counted = by["jvm_broadcast"]
+    assert counted.params == {"build": "right"} and "per row" in counted.terms and "output" not in counted.terms
+    assert counted.seconds < plain["jvm_broadcast"].seconds
+    for name in ("binned", "sweep", "broadcast"):
+        assert by[name].terms["aggregate"] > 0 and by[name].seconds > plain[name].seconds
+    assert reduced.strategy == "jvm_broadcast"
+    assert pairs.estimates[0].seconds > counted.seconds  # the pairs cost more than the counts
+
+
+def test_only_the_named_strategies_run_an_operation_on_its_flat_sides():
+    stats = side(1_000_000, uniform_widths()), side(1_000_000, uniform_widths(seed=1))
+    choice = choose(per_row_node(), {"_only": ["jvm_merge", "jvm_broadcast"], "_only_why": "a count per left row"},
+                    *stats, DEFAULT, {})
+    assert choice.strategy in ("jvm_merge", "jvm_broadcast")
+    refused = {e.strategy: e.refused for e in choice.estimates if e.refused}
+    assert set(refused) == {"binned", "broadcast", "sweep", "naive", "jvm_sweep"}
+    assert refused["binned"] == "a count per left row runs on jvm_merge, jvm_broadcast only"

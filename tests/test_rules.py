@@ -160,6 +160,20 @@ def test_an_interval_join_becomes_a_node_and_a_placeholder():
     assert sql(tree) == f"SELECT a.name, b.name AS g FROM `{node.name}` WHERE a.score > 1"
 
 
+@pytest.mark.parametrize("select, group, per_row", [
+    ("a.name, COUNT(*) AS n", "a.chrom, a.start, a.end, a.name", True),
+    ("a.name, COUNT(b.name) AS n, SUM(b.score) AS s, MIN(a.score) AS m", "a.name", True),
+    ("a.name, COUNT(DISTINCT b.name) AS n", "a.name", False),
+    ("b.name, COUNT(*) AS n", "b.name", False),
+    ("a.name, AVG(b.score) AS m", "a.name", False),
+    ("a.name, b.name AS g", None, False),
+])
+def test_a_join_grouped_by_its_left_row_is_marked_per_row(select, group, per_row):
+    q = f"SELECT {select} FROM peaks a LEFT JOIN genes b ON a.interval INTERSECTS b.interval"
+    (node,) = upto(extract_interval_joins, q + (f" GROUP BY {group}" if group else "")).meta[NODES]
+    assert node.per_row is per_row
+
+
 def test_a_chain_of_interval_joins_reads_the_earlier_result():
     q = ("SELECT a.name, c.name AS c FROM peaks a JOIN genes b ON a.interval INTERSECTS b.interval "
          "JOIN peaks c ON b.interval WITHIN c.interval")

@@ -51,7 +51,7 @@ def coverage(df1: DataFrame, df2: DataFrame, return_input: bool = True, cols1=No
     # suffices and pairs fewer rows than bioframe's overlap would.
     spec = JoinSpec(how="left", predicate="intersects", left=side_interval("l", c1),
                     right=side_interval("r", c2), condition=strict_overlap_sql("l", c1, "r", c2))
-    joined = interval_join(left, right, spec, options)
+    joined = interval_join(left, right, spec, options, per_row=True)
     l, r = F.col("l"), F.col("r")
     # least/greatest skip NULLs: an unpaired row must add nothing, not its own length.
     bases = F.when(r.isNotNull(), F.least(l.getField(c1[2]), r.getField(c2[2]))
@@ -91,6 +91,6 @@ def _summed_in_jvm(a: DataFrame, df2: DataFrame, c1, c2, op: str) -> DataFrame |
     options = counting_options(left, right, spec)
     if options is None:
         return None
-    joined = interval_join(left, right, spec, options)
+    joined = interval_join(left, right, spec, options, per_row=True)
     covered = F.expr(f"giql_covered({', '.join((*lhull, *rhull))})").alias("coverage")
     return per_left_row(joined, a.columns, covered)

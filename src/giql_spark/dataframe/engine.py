@@ -53,26 +53,36 @@ def _side(df: DataFrame) -> Side:
                                                   else None) for f in df.schema.fields}, df=df)
 
 
-def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict) -> DataFrame:
-    """``left`` joined with ``right`` as ``spec`` says, by the strategy chosen for them."""
-    node = IntervalJoin("", _side(left), _side(right), spec)
-    return runtime.run_node(node, left, right, options).df
-
-
 # The strategies that count a join per left row inside the JVM, without
-# building pairs (the extension's GroupedCount), in order of preference, with
-# the options they need for it: the merge reads sorted files with no shuffle;
-# the broadcast counts only with the right side indexed.
+# building pairs (the extension's GroupedCount): the merge reads sorted files
+# with no shuffle; the broadcast counts with the right side indexed. In this
+# order they are taken when no statistics give their costs.
 COUNTING = (("jvm_merge", {}), ("jvm_broadcast", {"build": "right"}))
 
 
 def counting_options(left: DataFrame, right: DataFrame, spec: JoinSpec) -> dict | None:
-    """The options of the strategy that counts ``spec``'s join per left row
-    in the JVM, or None where the session has no such strategy (no extension)."""
-    gone = registry.unavailable(left.sparkSession)
-    names = [n for n, _ in COUNTING if n not in gone]
-    refused = registry.refusals(left, right, spec, skip=set(registry.STRATEGIES) - set(names))
-    return next(({"strategy": n, **opts} for n, opts in COUNTING if n in names and n not in refused), None)
+    """The options of the JVM strategy the cost model picks for ``spec``'s join reduced per
+    left row (the flat sides under DataFrame aliases are read by the JVM operators only),
+    or None where the session has none that can run it (no extension, or each refused)."""
+    names = [n for n, _ in COUNTING]
+    node = IntervalJoin("", _side(left), _side(right), spec, per_row=True)
+    choice = runtime.choice_for(node, left, right, {"_only": names, "_only_why": "a count per left row"})
+    if choice.estimates:
+        best = choice.estimates[0]
+        if best.refused or best.strategy not in names:
+            return None
+        return {"strategy": best.strategy, **registry.get(best.strategy).params_for({}, best)}
+    gone = set(registry.unavailable(left.sparkSession)) | set(registry.refusals(
+        left, right, spec, skip=set(registry.STRATEGIES) - set(names)))
+    return next(({"strategy": n, **opts} for n, opts in COUNTING if n not in gone), None)
+
+
+def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict, *,
+                  per_row: bool = False) -> DataFrame:
+    """``left`` joined with ``right`` as ``spec`` says, by the strategy chosen for them;
+    ``per_row``: the caller reduces the result per left row (priced so)."""
+    node = IntervalJoin("", _side(left), _side(right), spec, per_row=per_row)
+    return runtime.run_node(node, left, right, options).df
 
 
 def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull,

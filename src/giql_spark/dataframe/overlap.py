@@ -192,7 +192,7 @@ def count_overlaps(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, on=No
     left = packed(a, "l", F.monotonically_increasing_id().alias(ID))
     spec = overlap_spec("left", c1, c2, on)
     options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
-    joined = interval_join(left, packed(b, "r"), spec, options)
+    joined = interval_join(left, packed(b, "r"), spec, options, per_row=True)
     counted = joined.groupBy(ID).agg(F.first("l").alias("l"), F.count("r").alias("count"))
     return counted.select(*unpacked("l", df1.columns, ""), "count")
 
@@ -211,7 +211,7 @@ def _counted_in_jvm(a: DataFrame, b: DataFrame, c1, c2, on: list[str], names: li
     options = counting_options(left, right, spec)
     if options is None:
         return count_kernel(a, b, _kernel_interval(c1, on), _kernel_interval(c2, on), column="count")
-    counted = per_left_row(interval_join(left, right, spec, options), names,
+    counted = per_left_row(interval_join(left, right, spec, options, per_row=True), names,
                            F.count(F.col(field(R, ONE))).alias("count"))
     return counted.select(*[col(c) for c in names], "count")
 

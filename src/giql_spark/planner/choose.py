@@ -50,8 +50,12 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
         unavailable.update({name: "it cannot take the band's unbounded hull ends (rows with NULLs)"
                             for name, s in registry.BATCH.items()
                             if not s.unbounded and not (null_free and s.unbounded_if_null_free)})
+    only = options.get("_only")
+    if only:  # an operation whose sides only these strategies can read (the DataFrame API's flat sides)
+        unavailable.update({name: f"{options.get('_only_why', 'this operation')} runs on {', '.join(only)} only"
+                            for name in registry.BATCH if name not in only and name not in unavailable})
     consts, origin = constants or constants_mod.load()
-    sh = shape(left, right, consts)
+    sh = shape(left, right, consts, per_row=getattr(node, "per_row", False))
     estimates = []
     if sh is not None:
         costs = {name: (s.cost, s.given(options)) for name, s in registry.BATCH.items()}

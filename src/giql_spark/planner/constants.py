@@ -42,7 +42,11 @@ DEFAULTS = {
     "jvm_probe_row": 5e-8,
     "jvm_index_bytes_per_row": 80.0,  # driver and executor memory of one JVM-indexed row
     "jvm_broadcast_budget_bytes": 2 * 2**30,
-    "jvm_merge_row": 2e-7,       # one row of sorted Parquet read and swept by the merge join (2 tasks at once)
+    "jvm_merge_row": 2e-7,
+    # A join reduced per left row (set by hand, not fitted by calibrate): one pair added to its
+    # left row's count inside the JVM join; one pair through Spark's partial aggregate.
+    "per_row_pair": 1e-8,
+    "aggregate_row": 1e-7,       # one row of sorted Parquet read and swept by the merge join (2 tasks at once)
     # Per-strategy factors fitted by ``giql-spark calibrate`` (1: as the unit constants say).
     "scale_binned": 0.8879,
     "scale_broadcast": 0.7217,

@@ -28,6 +28,13 @@ rows ``n_c`` and extent ``len_c``:
   rows and a linear sweep, for inner joins; the merge of files sorted by
   (chromosome, start) a read of both sides and the same sweep, no shuffle
   (it is costed only where the extension found the files sorted).
+
+A join whose statement reduces it per left row (:attr:`~.nodes.IntervalJoin.per_row`)
+returns ``nL`` rows, not ``k`` pairs, from the operators that count inside
+the join (the merge, the broadcast with the right side indexed): each pair
+costs an addition to its left row's count, each left row one output row.
+Every other strategy makes its pairs and Spark aggregates them: a partial
+aggregate per pair and a shuffle of at most one row per left row.
 """
 
 from __future__ import annotations
@@ -84,6 +91,8 @@ class Shape:
     right_widths: np.ndarray
     left_bytes_per_row: float
     right_bytes_per_row: float
+    #: The result is reduced per left row (see the module's notes).
+    per_row: bool = False
 
     @cached_property
     def _means(self) -> dict:
@@ -116,6 +125,17 @@ class Shape:
         return float(rl * rr * (both * np.minimum(1.0, size / ext)).sum())
 
 
+def results(sh: Shape, c: dict, pair: float, inside: bool = False) -> dict:
+    """The terms of a strategy's results, ``pair`` seconds a pair made; ``inside``: the
+    strategy counts per left row inside the join when the result is reduced so."""
+    k = sh.output_pairs()
+    if not sh.per_row:
+        return {"output": pair * k}
+    if inside:
+        return {"per row": c["per_row_pair"] * k + c["output"] * sh.n_left}
+    return {"output": pair * k, "aggregate": c["aggregate_row"] * k + c["row_shuffle"] * min(k, sh.n_left)}
+
+
 def _rows(s: SideStats, row_bytes: float) -> float | None:
     if s.rows is not None:
         return float(s.rows)
@@ -124,8 +144,9 @@ def _rows(s: SideStats, row_bytes: float) -> float | None:
     return None
 
 
-def shape(left: SideStats, right: SideStats, constants: dict) -> Shape | None:
-    """The counts for the model, or None when a side's size is wholly unknown."""
+def shape(left: SideStats, right: SideStats, constants: dict, per_row: bool = False) -> Shape | None:
+    """The counts for the model, or None when a side's size is wholly unknown;
+    ``per_row``: the result is reduced per left row."""
     nl, nr = _rows(left, constants["row_bytes"]), _rows(right, constants["row_bytes"])
     if nl is None or nr is None:
         return None
@@ -144,13 +165,15 @@ def shape(left: SideStats, right: SideStats, constants: dict) -> Shape | None:
         per_chrom = (np.array([nl]), np.array([nr]), np.array([float(GENOME)]))
     empty = np.empty(0, dtype=np.int64)
 
+    per_row_result = per_row
+
     def per_row(s: SideStats, n: float) -> float:
         return s.size_bytes / n if s.size_bytes is not None and n else constants["row_bytes"]
 
     return Shape(nl, nr, *per_chrom,
                  left.widths.sample if left.widths is not None else empty,
                  right.widths.sample if right.widths is not None else empty,
-                 per_row(left, nl), per_row(right, nr))
+                 per_row(left, nl), per_row(right, nr), per_row=per_row_result)
 
 
 def binned(sh: Shape, c: dict, size: int) -> Estimate:
@@ -164,7 +187,7 @@ def binned(sh: Shape, c: dict, size: int) -> Estimate:
         moved = {"expand+shuffle": c["row_shuffle"] * (el + er)}
     terms = {"fixed": c["fixed_jvm"] + c["fixed_binned"], **moved,
              "candidates": c["candidate"] * sh.binned_candidates(size),
-             "output": c["output"] * sh.output_pairs()}
+             **results(sh, c, c["output"])}
     return Estimate("binned", c["scale_binned"] * sum(terms.values()), {"bin_size": size}, terms)
 
 
@@ -183,7 +206,7 @@ def broadcast(sh: Shape, c: dict, how: str) -> Estimate:
 
     def estimate(build, nb, npr, levels):
         terms = {"fixed": c["fixed_python"], "build": c["build_row"] * nb,
-                 "probe": c["python_row"] * npr + levels, "output": c["python_pair"] * sh.output_pairs()}
+                 "probe": c["python_row"] * npr + levels, **results(sh, c, c["python_pair"])}
         return Estimate("broadcast", c["scale_broadcast"] * sum(terms.values()), {"build": build}, terms)
 
     return _best_build(sh, c, sides, estimate, "index_bytes_per_row", "broadcast_budget_bytes")
@@ -214,13 +237,13 @@ def sweep(sh: Shape, c: dict, tile: int) -> Estimate:
     k = sh.output_pairs()
     terms = {"fixed": c["fixed_python"], "shuffle": c["row_shuffle"] * rows,
              "python": c["python_row"] * rows, "sweep": c["sweep_step"] * (rows + k),
-             "output": c["python_pair"] * k}
+             **results(sh, c, c["python_pair"])}
     return Estimate("sweep", c["scale_sweep"] * sum(terms.values()), {"tile_size": tile}, terms)
 
 
 def naive(sh: Shape, c: dict) -> Estimate:
     terms = {"fixed": c["fixed_jvm"], "pair tests": c["nested_pair"] * sh.same_chrom_pairs(),
-             "output": c["output"] * sh.output_pairs()}
+             **results(sh, c, c["output"])}
     est = Estimate("naive", c["scale_naive"] * sum(terms.values()), {}, terms)
     if max(sh.n_left, sh.n_right) > TINY_ROWS:
         est.refused = f"plain SQL is only for tiny inputs (at most {TINY_ROWS:,} rows a side)"
@@ -236,8 +259,9 @@ def jvm_broadcast(sh: Shape, c: dict, how: str) -> Estimate:
         preserved = (build == "right" and how in ("right", "full")) or \
                     (build == "left" and how in ("left", "full", "semi", "anti"))
         probe = c["jvm_probe_row"] * npr + levels
+        # the probe side's rows are counted inside the join when it is the left side
         terms = {"fixed": c["fixed_jvm"], "build": c["jvm_build_row"] * nb,
-                 "probe": probe * (2 if preserved else 1), "output": c["output"] * sh.output_pairs()}
+                 "probe": probe * (2 if preserved else 1), **results(sh, c, c["output"], build == "right")}
         return Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"build": build}, terms)
 
     return _best_build(sh, c, ("right", "left"), estimate, "jvm_index_bytes_per_row", "jvm_broadcast_budget_bytes")
@@ -249,7 +273,7 @@ def jvm_sweep(sh: Shape, c: dict, how: str, tile: int) -> Estimate:
     rows = sh.n_left * sh.replication("left", tile) + sh.n_right * sh.replication("right", tile)
     k = sh.output_pairs()
     terms = {"fixed": c["fixed_jvm"], "shuffle": c["row_shuffle"] * rows,
-             "sweep": c["sweep_step"] * (rows + k), "output": c["output"] * k}
+             "sweep": c["sweep_step"] * (rows + k), **results(sh, c, c["output"])}
     est = Estimate("jvm_sweep", c["scale_jvm_sweep"] * sum(terms.values()), {"tile_size": tile}, terms)
     if how != "inner":
         est.refused = "the JVM sweep joins inner joins only"
@@ -260,12 +284,11 @@ def jvm_merge(sh: Shape, c: dict, how: str) -> Estimate:
     """The merge of sorted Parquet files: both sides read once, range by
     range, and swept; no shuffle, no broadcast."""
     rows = sh.n_left + sh.n_right
-    k = sh.output_pairs()
     # A pair costs what the broadcast's does (its residual and its row): charging a sweep
     # step per pair as well priced the merge above the broadcast where pairs dominate
     # (heavy widths), where it measured twice as fast.
     terms = {"fixed": c["fixed_jvm"], "read+sweep": c["jvm_merge_row"] * rows,
-             "output": c["output"] * k}
+             **results(sh, c, c["output"], True)}
     est = Estimate("jvm_merge", c["scale_jvm_merge"] * sum(terms.values()), {}, terms)
     if how not in ("inner", "left", "semi", "anti"):
         est.refused = "the merge join does inner, left, semi and anti joins"

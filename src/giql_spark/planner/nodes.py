@@ -49,6 +49,10 @@ class IntervalJoin:
     #: Per alias of either side, the fields the statement reads, or None for
     #: the whole row; a strategy that moves rows through Python drops the rest.
     fields: Fields = field(default_factory=dict)
+    #: The statement reduces the result to counts or sums per left row (``COUNT(*) ... GROUP BY``
+    #: the left row's columns, ``count_overlaps``, ``coverage``): the JVM operators that count
+    #: inside the join are priced by the rows they return, not the pairs (:mod:`.cost`).
+    per_row: bool = False
 
     @property
     def output(self) -> Fields:

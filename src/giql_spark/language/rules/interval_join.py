@@ -77,6 +77,29 @@ def fields_read(select: exp.Expression, scope: dict[str, list[str] | None]) -> d
     return {a: None if names is None else [f for f in scope[a] if f.lower() in names] for a, names in read.items()}
 
 
+#: Aggregates whose value per group the JVM operators can give from per-left-row counts and sums.
+_PER_ROW_AGGREGATES = (exp.Count, exp.Sum, exp.First, exp.Last, exp.Min, exp.Max)
+
+
+def _per_left_row(select: exp.Select, left_aliases: list[str]) -> bool:
+    """Whether ``select`` (its only join the interval join) groups by the left side's columns
+    alone and aggregates only by counts, sums and the like: then the JVM operators count per
+    left row instead of making pairs. An estimate for the cost model; the JVM decides exactly."""
+    group = select.args.get("group")
+    if group is None or not group.expressions or len(select.args.get("joins") or []) != 1:
+        return False
+    left = {a.lower() for a in left_aliases}
+    cols = [c for g in group.expressions for c in g.find_all(exp.Column)]
+    if not cols or any(c.table.lower() not in left for c in cols):
+        return False
+    for agg in select.find_all(exp.AggFunc):
+        if isinstance(agg, exp.Count) and isinstance(agg.this, exp.Distinct):
+            return False
+        if not isinstance(agg, _PER_ROW_AGGREGATES):
+            return False
+    return True
+
+
 def _extract(select: exp.Select, schema: Schema) -> bool:
     found = find_interval_join(select)
     if found is None:
@@ -84,6 +107,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
     i, pred_node, place, left_iv, right_iv, op = found
     join = select.args["joins"][i]
     (lsql, laliases, lscope), (rsql, raliases, rscope) = sides(select, i, schema)
+    per_row = _per_left_row(select, laliases)
     # Read before the predicate leaves WHERE: the operator evaluates it on these fields.
     fields = fields_read(select, {**lscope, **rscope})
     if place == "on":
@@ -95,7 +119,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
     spec = JoinSpec(how=join_type(join), predicate=op, left=left_iv, right=right_iv,
                     condition=pred_node.copy(), residual=and_([r.copy() for r in residual]))
     node = IntervalJoin(new_name(), Side(lsql, laliases, lscope), Side(rsql, raliases, rscope), spec,
-                        fields=fields)
+                        fields=fields, per_row=per_row)
     install_result(select, i, node)
     record(select, node)
     return True

@@ -7,7 +7,8 @@ read the columns these expressions use and evaluate the expressions here,
 with Spark's rules for what they contain: integer arithmetic, NULL
 propagation, NULL-skipping GREATEST / LEAST, FLOOR / CEIL, ABS, integer
 casts, and CASE WHEN ... IS [NOT] NULL (what band hulls use to guard rows
-with NULLs). Anything else is None, and the caller falls back to a Spark
+with NULLs), comparisons (a boolean cast to an integer) and NULLIF (the
+exact hulls of the DataFrame operations). Anything else is None, and the caller falls back to a Spark
 sample, where Spark evaluates the expression itself.
 """
 
@@ -81,6 +82,12 @@ def _eval(e: exp.Expression, t, n: int):
         if e.to.this.name in _INT_TYPES or str(e.to).upper() in _INT_TYPES:
             return pc.cast(v, pa.int64(), safe=False)
         return v
+    if isinstance(e, tuple(_COMPARE)):
+        return _COMPARE[type(e)](_eval(e.this, t, n), _eval(e.expression, t, n))
+    if isinstance(e, exp.Nullif):
+        a, b = _eval(e.this, t, n), _eval(e.expression, t, n)
+        # CASE WHEN a = b THEN NULL ELSE a END: a NULL comparison keeps a
+        return pc.if_else(pc.fill_null(pc.equal(a, b), False), pa.nulls(n, a.type), a)
     if isinstance(e, exp.Case):
         out = _eval(e.args["default"], t, n) if e.args.get("default") is not None else None
         for branch in reversed(e.args.get("ifs") or []):
@@ -102,9 +109,14 @@ def _condition(e: exp.Expression, t, n: int):
         return pc.and_kleene(_condition(e.this, t, n), _condition(e.expression, t, n))
     if isinstance(e, exp.Or):
         return pc.or_kleene(_condition(e.this, t, n), _condition(e.expression, t, n))
+    if isinstance(e, tuple(_COMPARE)):
+        return _eval(e, t, n)
     raise ValueError(f"cannot evaluate {e.sql()}")
 
 
-_SUPPORTED = (exp.Paren, exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Neg, exp.Add, exp.Sub, exp.Mul,
+_COMPARE = {exp.EQ: pc.equal, exp.NEQ: pc.not_equal, exp.LT: pc.less, exp.LTE: pc.less_equal,
+            exp.GT: pc.greater, exp.GTE: pc.greater_equal}
+
+_SUPPORTED = (*_COMPARE, exp.Nullif, exp.Paren, exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Neg, exp.Add, exp.Sub, exp.Mul,
               exp.Div, exp.Abs, exp.Floor, exp.Ceil, exp.Greatest, exp.Least, exp.Cast, exp.DataType, exp.Case,
               exp.If, exp.Is, exp.Not, exp.And, exp.Or)
