@@ -386,6 +386,34 @@ def test_nearest_runs_in_the_jvm(spark):
     assert "Window" not in plan and "ArrowEvalPython" not in plan and "FlatMapCoGroups" not in plan, plan
 
 
+@SETTINGS
+@given(pairs=PAIRS)
+def test_nearest_on_sorted_files_runs_on_the_merge(spark, tmp_path_factory, pairs):
+    """Both tables Parquet files sorted by (chrom, start), in several row groups: the k-nearest
+    join reads them range by range and indexes each chromosome's df2 rows in its task (the
+    merge), and still gives bioframe's closest."""
+    needs_classic(spark)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    r1, r2, _, _ = tables(spark, pairs)
+    path = tmp_path_factory.mktemp("nearest")
+    frames = []
+    for name, rows in (("d1", r1), ("d2", r2)):
+        table = pa.Table.from_pandas(pdf(sorted(rows, key=lambda r: (r[0], r[1]))), preserve_index=False)
+        pq.write_table(table, path / f"{name}.parquet", row_group_size=7)
+        frames.append(spark.read.parquet(str(path / f"{name}.parquet")))
+    d1, d2 = frames
+    p1, p2 = pdf(r1), pdf(r2)
+    for kw in ({"k": 1}, {"k": 3, "max_distance": 4}):
+        df = gs.nearest(d1, d2, **kw)
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        assert "MergeIntervalJoin" in plan and "nearest" in plan, plan
+        rows = [r.asDict() for r in df.select("name", "name_", "distance").collect()]
+        want, pairs_ = closest_oracle(p1, p2, kw["k"], kw.get("max_distance"))
+        assert nearest_picks(rows, pairs_, kw["k"]) == want, kw
+
+
 def test_nearest_prefers_overlap_to_book_ended_and_breaks_no_row_twice(spark):
     d1 = spark.createDataFrame([("c", 5, 5, "q", "+"), ("c", 20, 30, "r", "+")], SCHEMA)
     d2 = spark.createDataFrame([("c", 0, 5, "left", "+"), ("c", 5, 9, "at", "+"),

@@ -260,3 +260,21 @@ def test_only_the_named_strategies_run_an_operation_on_its_flat_sides():
     refused = {e.strategy: e.refused for e in choice.estimates if e.refused}
     assert set(refused) == {"binned", "broadcast", "sweep", "naive", "jvm_sweep"}
     assert refused["binned"] == "a count per left row runs on jvm_merge, jvm_broadcast only"
+
+
+def test_k_nearest_takes_the_cheaper_of_the_merge_and_the_broadcast():
+    from giql_spark.planner.choose import choose_nearest
+
+    big = side(10_000_000, uniform_widths()), side(10_000_000, uniform_widths(seed=1))
+    both = choose_nearest(1, *big, {}, DEFAULT)
+    assert both.strategy == "jvm_merge" and [e.strategy for e in both.estimates] == ["jvm_merge", "jvm_broadcast"]
+    assert both.estimates[1].terms["build"] > both.estimates[0].terms["read"] / 2  # the driver's collect
+    small_right = choose_nearest(1, side(10_000_000, uniform_widths()), side(1_000, uniform_widths()), {}, DEFAULT)
+    assert small_right.strategy == "jvm_broadcast"  # reading a tiny side costs more than indexing it once
+    unsorted = choose_nearest(1, *big, {"jvm_merge": "left: not sorted"}, DEFAULT)
+    assert unsorted.strategy == "jvm_broadcast"
+    tight = (dict(DEFAULTS, jvm_broadcast_budget_bytes=1_000_000), "test")
+    none = choose_nearest(1, *big, {"jvm_merge": "left: not sorted"}, tight)
+    assert none.strategy is None and "not sorted" in none.reason and "broadcast budget" in none.reason
+    assert choose_nearest(1, None, None, {}, DEFAULT).strategy == "jvm_merge"
+    assert choose_nearest(1, None, None, {"jvm_merge": "x"}, DEFAULT).strategy == "jvm_broadcast"

@@ -87,16 +87,34 @@ def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: di
 
 def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull,
                 k: int, max_gap: int | None) -> DataFrame | None:
-    """The k-nearest join in the JVM (:func:`giql_spark.joins.jvm.nearest_join`, a left join),
-    or None where the session cannot run it (no extension) or the right side is too large to
-    broadcast (``spark.giql.broadcastMaxBytes``, as the overlap joins)."""
+    """The k-nearest join in the JVM (:func:`giql_spark.joins.jvm.nearest_join`, a left join)
+    on the merge of sorted Parquet files or the broadcast index, whichever the cost model
+    prices lower of those that can run it (:func:`~giql_spark.planner.choose.choose_nearest`),
+    or None where neither can: no extension, files the merge cannot read and a right side too
+    large to broadcast (``spark.giql.broadcastMaxBytes``, as the overlap joins)."""
     from ..joins import jvm
+    from ..joins.spec import Interval
+    from ..planner.choose import choose_nearest
+    from ..planner.stats import sides_stats
 
-    if "jvm_broadcast" in registry.unavailable(left.sparkSession):
+    gone = registry.unavailable(left.sparkSession)
+    if "jvm_broadcast" in gone:
         return None
+    unavailable = {}
     if not within_broadcast_limit(right):
+        unavailable["jvm_broadcast"] = "the right side is larger than spark.giql.broadcastMaxBytes"
+    why = jvm.nearest_merge_refusal(left, right, left_keys, left_hull, right_keys, right_hull)
+    if why:
+        unavailable["jvm_merge"] = why
+    stats = (None, None)
+    if len(unavailable) == 0:  # both can run it: the cost model picks
+        stats = tuple(sides_stats([(left, Interval(left_keys[0], *left_hull)),
+                                   (right, Interval(right_keys[0], *right_hull))], tier=1))
+    choice = choose_nearest(k, *stats, unavailable)
+    if choice.strategy is None:
         return None
-    return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap)
+    algo = "merge" if choice.strategy == "jvm_merge" else "broadcast"
+    return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap, algo=algo)
 
 
 def nearest_candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec) -> DataFrame:

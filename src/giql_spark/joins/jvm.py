@@ -81,7 +81,7 @@ def merge_join(left: DataFrame, right: DataFrame, spec: JoinSpec, *, dry_run: bo
 
 def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_hull: tuple[str, str],
                  right_keys: list[str], right_hull: tuple[str, str], k: int, max_gap: int | None = None,
-                 how: str = "left", ties: bool = False) -> DataFrame:
+                 how: str = "left", ties: bool = False, algo: str = "broadcast") -> DataFrame:
     """Each ``left`` row with the ``k`` ``right`` rows of equal keys whose closed hulls
     ``[lo, hi]`` are nearest to its own (gap 0 when they share a point), nearest first by
     (gap, lo, hi); with ``max_gap``, only rows within that gap; with ``ties``, also every row
@@ -90,10 +90,28 @@ def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_h
     Python. Expressions are SQL over the two sides' columns."""
     from ..jvm.join import band
 
-    marker = band(list(left_keys), *left_hull, list(right_keys), *right_hull, algo="broadcast", build="right",
+    marker = band(list(left_keys), *left_hull, list(right_keys), *right_hull, algo=algo, build="right",
                   nearest=str(int(k)), maxgap="none" if max_gap is None else str(int(max_gap)),
                   ties="true" if ties else None)
     return left.join(right, marker, _SPARK_HOW[how])
+
+
+def nearest_merge_refusal(left: DataFrame, right: DataFrame, left_keys: list[str], left_hull: tuple[str, str],
+                          right_keys: list[str], right_hull: tuple[str, str]) -> str | None:
+    """Why :func:`nearest_join` cannot run with ``algo="merge"`` on these sides, or None when
+    it can (the extension plans it, which runs nothing)."""
+    from .. import spark_sql
+
+    session = left.sparkSession
+    if spark_sql.is_connect(session):
+        return "the files' order is checked only in a classic Spark session"
+    if session.conf.get("spark.giql.merge.enabled", "true").lower() == "false":
+        return "spark.giql.merge.enabled is false"
+    try:
+        df = nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, 1, algo="merge")
+        return str(session.sparkContext._jvm.io.giql.spark.PlanMetrics.mergeRefusal(df._jdf)) or None
+    except Exception as e:  # a plan the check cannot read: the broadcast remains
+        return f"the merge check failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
 
 
 def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..errors import QueryError
 from . import registry
 from . import constants as constants_mod
+from . import cost as cost_mod
 from .cost import alternatives, shape
 from .nodes import Choice, Nearest
 from .stats.model import SideStats
@@ -79,6 +80,32 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
     estimate = next((e for e in estimates if e.strategy == strategy), None)
     params = registry.get(strategy).params_for(options, estimate)
     return Choice(strategy, params, reason, estimates, origin)
+
+
+def choose_nearest(k: int, left: SideStats | None, right: SideStats | None, unavailable: dict[str, str],
+                   constants: tuple[dict, str] | None = None) -> Choice:
+    """The JVM operator for a k-nearest join (``jvm_broadcast`` or ``jvm_merge``), by the cost
+    model where the sides' rows are known, else the merge where it can run (nothing is
+    collected on the driver). ``unavailable``: the operators that cannot run it, with why.
+    The choice's strategy is None when neither can."""
+    consts, origin = constants or constants_mod.load()
+    sh = shape(left or SideStats(None), right or SideStats(None), consts)
+    estimates = []
+    if sh is not None:
+        estimates = [cost_mod.jvm_nearest(sh, consts, k, algo) for algo in ("merge", "broadcast")]
+        for e in estimates:
+            if e.strategy in unavailable and not e.refused:
+                e.refused = unavailable[e.strategy]
+        estimates.sort(key=lambda e: (e.refused is not None, e.seconds))
+        if not estimates[0].refused:
+            return Choice(estimates[0].strategy, {}, f"lowest estimated cost (~{estimates[0].seconds:.2f} s)",
+                          estimates, origin)
+        return Choice(None, {}, "; ".join(f"{e.strategy}: {e.refused}" for e in estimates), estimates, origin)
+    for name in ("jvm_merge", "jvm_broadcast"):
+        if name not in unavailable:
+            return Choice(name, {}, "the sides' rows are not known; the merge reads sorted files with nothing "
+                          "collected on the driver" if name == "jvm_merge" else "the sides' rows are not known")
+    return Choice(None, {}, "; ".join(f"{n}: {w}" for n, w in unavailable.items()))
 
 
 def _by_rules(left: SideStats, right: SideStats) -> tuple[str, str]:

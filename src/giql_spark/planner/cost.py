@@ -295,6 +295,27 @@ def jvm_merge(sh: Shape, c: dict, how: str) -> Estimate:
     return est
 
 
+def jvm_nearest(sh: Shape, c: dict, k: int, algo: str) -> Estimate:
+    """A k-nearest join (each left row with its k nearest right rows, a left join) in the JVM:
+    ``broadcast`` collects, indexes and broadcasts the right side once; ``merge`` reads both
+    sides' sorted files range by range and indexes each key's right rows in its task. Either
+    probes every left row and returns about ``k`` rows for each."""
+    per_chrom = max(1.0, sh.n_right / max(1, len(sh.chrom_extent)))
+    probe = c["jvm_probe_row"] * sh.n_left + c["probe_level"] * sh.n_left * math.log2(2 + per_chrom)
+    out = c["output"] * sh.n_left * k
+    if algo == "broadcast":
+        terms = {"fixed": c["fixed_jvm"], "build": c["jvm_build_row"] * sh.n_right, "probe": probe, "output": out}
+        est = Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"k": k}, terms)
+        need = sh.n_right * c["jvm_index_bytes_per_row"]
+        if need > c["jvm_broadcast_budget_bytes"]:
+            est.refused = (f"the right side (~{sh.n_right:,.0f} rows, ~{need / 2**20:,.0f} MB indexed) exceeds "
+                           f"the broadcast budget of {c['jvm_broadcast_budget_bytes'] / 2**20:,.0f} MB")
+        return est
+    terms = {"fixed": c["fixed_jvm"], "read": c["jvm_merge_row"] * (sh.n_left + sh.n_right), "probe": probe,
+             "output": out}
+    return Estimate("jvm_merge", c["scale_jvm_merge"] * sum(terms.values()), {"k": k}, terms)
+
+
 # Each strategy's cost in the registry's form: ``(shape, constants, join type,
 # given parameters) -> Estimate``; what is not given is chosen here.
 

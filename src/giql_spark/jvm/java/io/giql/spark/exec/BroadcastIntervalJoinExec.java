@@ -366,6 +366,51 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     return pairs.union(rest);
   }
 
+  /**
+   * The probe of a k-nearest join whose right side is indexed a unit at a time by a merge join
+   * ({@link MergeIntervalJoinExec}), with no broadcast: the left rows stream, inner or left outer.
+   * {@code output} is over the left then the right attributes (both nullable).
+   */
+  static Probe unitProbe(boolean leftOuter, Seq<Attribute> leftOut, Seq<Attribute> rightOut,
+      Seq<Expression> leftKeys, Expression lo, Expression hi, Expression residual,
+      Seq<Expression> output, Nearest nearest, SQLMetric numOut, SQLMetric numCand) {
+    List<Expression> keys = new ArrayList<>();
+    for (Expression k : Scala.list(leftKeys)) keys.add(bind(k, leftOut));
+    List<Attribute> joinedAttrs = new ArrayList<>();
+    for (Attribute a : Scala.list(leftOut)) joinedAttrs.add(a.withNullability(true));
+    for (Attribute a : Scala.list(rightOut)) joinedAttrs.add(a.withNullability(true));
+    Probe q = new Probe(leftOuter ? Mode.PAIRS_OR_PAD : Mode.PAIRS, null, Scala.seq(keys),
+        bind(lo, leftOut), bind(hi, leftOut), residual, Scala.concat(leftOut, rightOut),
+        Scala.imm(leftOut), Scala.imm(rightOut), output, Scala.seq(joinedAttrs), true,
+        leftOut.size(), rightOut.size(), types(leftOut), numOut, numCand);
+    q.keepsUnmatched = leftOuter;
+    q.nearest = nearest;
+    return q;
+  }
+
+  /** Per unit of a merge task: its right rows indexed by {@code mode}, its left rows probed. */
+  static Iterator<InternalRow> unitsProbed(Probe p, IntervalIndexMode mode, int partition,
+      io.giql.spark.merge.UnitReader units) {
+    return new scala.collection.AbstractIterator<InternalRow>() {
+      private Iterator<InternalRow> cur = Scala.iterator(java.util.Collections.emptyIterator());
+
+      @Override
+      public boolean hasNext() {
+        while (!cur.hasNext()) {
+          if (!units.next()) return false;
+          IntervalIndex idx = (IntervalIndex) mode.transform(units.right(), Option.empty());
+          cur = new ProbeIterator(p, idx, partition, units.left());
+        }
+        return true;
+      }
+
+      @Override
+      public InternalRow next() {
+        return cur.next();
+      }
+    };
+  }
+
   private Probe probe(Mode mode, SQLMetric numOut, SQLMetric numCand,
       Broadcast<IntervalIndex> bc) {
     scala.collection.Seq<Attribute> sAttrs = streamed().output();
@@ -493,10 +538,15 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private int hint = -1;
 
     ProbeIterator(Probe p, int partition, Iterator<InternalRow> stream) {
+      this(p, p.bc.value(), partition, stream);
+    }
+
+    /** Probes {@code idx}, an index not broadcast (one unit of a merge's right side). */
+    ProbeIterator(Probe p, IntervalIndex idx, int partition, Iterator<InternalRow> stream) {
       super(p.numOut, p.numCand);
       this.p = p;
       this.stream = stream;
-      this.idx = p.bc.value();
+      this.idx = idx;
       this.groups = new GroupLookup(idx);
       this.keyProj = UnsafeProjection.create(p.streamKeys);
       this.boundsProj = UnsafeProjection.create(Scala.seqOf(p.streamLo, p.streamHi));

@@ -30,13 +30,17 @@ import org.apache.spark.sql.types.StructType;
 import io.giql.spark.columns.Bind;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.HadoopConf;
+import io.giql.spark.compat.PartitionFn;
 import io.giql.spark.compat.Partitions;
+import io.giql.spark.index.IntervalIndexMode;
+import io.giql.spark.index.Nearest;
 import io.giql.spark.index.PerRow;
 import io.giql.spark.merge.JoinKind;
 import io.giql.spark.merge.MergeJob;
 import io.giql.spark.merge.MergePlan;
 import io.giql.spark.merge.MergeSweep;
 import io.giql.spark.merge.SideSpec;
+import io.giql.spark.merge.UnitReader;
 
 import scala.Function1;
 import scala.Option;
@@ -91,6 +95,32 @@ public final class MergeIntervalJoinExec extends ExecNode {
     }
   }
 
+  /**
+   * A k-nearest join on the merge: per unit (one key each), the right side's rows are indexed as
+   * the broadcast's are and the left rows look up their k nearest ({@link Nearest}), with all the
+   * marker's equality keys as the index's groups.
+   */
+  public static final class KNearest implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final Nearest nearest;
+    final Seq<Expression> leftKeys;
+    final Seq<Expression> rightKeys;
+    final String index;
+
+    public KNearest(Nearest nearest, Seq<Expression> leftKeys, Seq<Expression> rightKeys,
+        String index) {
+      this.nearest = nearest;
+      this.leftKeys = leftKeys;
+      this.rightKeys = rightKeys;
+      this.index = index;
+    }
+
+    @Override
+    public String toString() {
+      return nearest + " over each key's right rows";
+    }
+  }
+
   private final Side left;
   private final Side right;
   private final JoinType joinType;
@@ -105,6 +135,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
   private final Seq<Attribute> countOutput; // one attribute in count mode, else empty
   private final MergePlan plan;
   private final PerRow perRow; // one row per left row with its count, or null
+  private final KNearest near; // a k-nearest join, or null
 
   public MergeIntervalJoinExec(Side left, Side right, JoinType joinType, Expression leftKey,
       Expression rightKey, Expression leftLo, Expression leftHi, Expression rightLo,
@@ -118,7 +149,16 @@ public final class MergeIntervalJoinExec extends ExecNode {
       Expression rightKey, Expression leftLo, Expression leftHi, Expression rightLo,
       Expression rightHi, Option<Expression> residual, Option<Seq<NamedExpression>> projection,
       Seq<Attribute> countOutput, MergePlan plan, Option<PerRow> perRow) {
+    this(left, right, joinType, leftKey, rightKey, leftLo, leftHi, rightLo, rightHi, residual,
+        projection, countOutput, plan, perRow, Option.empty());
+  }
+
+  public MergeIntervalJoinExec(Side left, Side right, JoinType joinType, Expression leftKey,
+      Expression rightKey, Expression leftLo, Expression leftHi, Expression rightLo,
+      Expression rightHi, Option<Expression> residual, Option<Seq<NamedExpression>> projection,
+      Seq<Attribute> countOutput, MergePlan plan, Option<PerRow> perRow, Option<KNearest> near) {
     this.perRow = perRow.isDefined() ? perRow.get() : null;
+    this.near = near.isDefined() ? near.get() : null;
     this.left = left;
     this.right = right;
     this.joinType = joinType;
@@ -146,6 +186,13 @@ public final class MergeIntervalJoinExec extends ExecNode {
   public MergeIntervalJoinExec withPerRow(Seq<NamedExpression> keep, PerRow p) {
     return new MergeIntervalJoinExec(left, right, joinType, leftKey, rightKey, leftLo, leftHi,
         rightLo, rightHi, residual, Option.apply(keep), Scala.seqOf(), plan, Option.apply(p));
+  }
+
+  /** This join (inner or left outer, planned with one key per unit) as a k-nearest join. */
+  public MergeIntervalJoinExec withNearest(KNearest k) {
+    return new MergeIntervalJoinExec(left, right, joinType, leftKey, rightKey, leftLo, leftHi,
+        rightLo, rightHi, residual, projection, countOutput, plan, Option.empty(),
+        Option.apply(k));
   }
 
   public MergePlan mergePlan() {
@@ -200,7 +247,8 @@ public final class MergeIntervalJoinExec extends ExecNode {
   protected Object[] fields() {
     return new Object[] {
         left, right, joinType, leftKey, rightKey, leftLo, leftHi, rightLo, rightHi, residual,
-        projection, countOutput, plan, perRow == null ? Option.empty() : Option.apply(perRow)};
+        projection, countOutput, plan, perRow == null ? Option.empty() : Option.apply(perRow),
+        near == null ? Option.empty() : Option.apply(near)};
   }
 
   @Override
@@ -219,7 +267,8 @@ public final class MergeIntervalJoinExec extends ExecNode {
   @Override
   public String simpleString(int maxFields) {
     return nodeName() + " " + joinType + (counting() ? " (count)" : "")
-        + (perRow != null ? " (" + perRow + ")" : "") + ", keys [" + leftKey
+        + (perRow != null ? " (" + perRow + ")" : "")
+        + (near != null ? " (" + near + ")" : "") + ", keys [" + leftKey
         + "] = [" + rightKey + "], hull [" + leftLo + ", " + leftHi + "] ~ [" + rightLo + ", "
         + rightHi + "]" + (residual.isDefined() ? ", residual " + residual.get() : "")
         + (projection.isDefined() ? ", output " + projection.get().mkString("[", ", ", "]") : "")
@@ -292,6 +341,21 @@ public final class MergeIntervalJoinExec extends ExecNode {
     List<Object> seeds = new ArrayList<>();
     for (int i = 0; i < n; i++) seeds.add(i);
     RDD<Object> rdd = sparkContext().parallelize(Scala.seq(seeds), n, Scala.tag(Object.class));
+    if (near != null) {
+      List<Expression> rk = new ArrayList<>();
+      for (Expression k : Scala.list(near.rightKeys)) rk.add(bind(k, Scala.seq(ra)));
+      IntervalIndexMode mode = new IntervalIndexMode(Scala.seq(rk), bind(rightLo, Scala.seq(ra)),
+          bind(rightHi, Scala.seq(ra)), near.index, BroadcastIntervalJoinExec.types(Scala.seq(ra)));
+      BroadcastIntervalJoinExec.Probe probe = BroadcastIntervalJoinExec.unitProbe(
+          joinType == LeftOuter$.MODULE$, Scala.seq(la), Scala.seq(ra), near.leftKeys, leftLo,
+          leftHi, residual.isDefined() ? residual.get() : null, out, near.nearest,
+          longMetric("numOutputRows"), longMetric("numCandidates"));
+      PartitionFn<Object, InternalRow> fn = (partition, ignored) ->
+          BroadcastIntervalJoinExec.unitsProbed(probe, mode, partition, new UnitReader(job,
+              partition));
+      return Partitions.mapWithIndex(rdd, PartitionFn.scala(fn), false, false,
+          Scala.tag(InternalRow.class));
+    }
     return Partitions.mapWithIndex(rdd, new MergeSweep(job), false, false,
         Scala.tag(InternalRow.class));
   }

@@ -171,6 +171,14 @@ public final class MergePlan implements Serializable {
    * and anti joins), as do the left side's NULL keys.
    */
   static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks) {
+    return build(l, r, leftKeysOnly, numTasks, false);
+  }
+
+  /**
+   * {@code keyUnits}: each key is a unit of its own (a k-nearest join indexes one unit of the
+   * right side at a time, so a unit must not hold more than a key's rows).
+   */
+  static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks, boolean keyUnits) {
     List<Object> keys = new ArrayList<>();
     List<Double> weight = new ArrayList<>();
     double total = 0;
@@ -208,7 +216,7 @@ public final class MergePlan implements Serializable {
       for (Object k : range) {
         KeyRuns rk = r.keys.get(k);
         int rp = rk == null ? -1 : rk.position;
-        if (!unit.isEmpty() && rp >= 0 && rp < lastR) {
+        if (!unit.isEmpty() && (keyUnits || rp >= 0 && rp < lastR)) {
           units.add(unit(l, r, unit));
           unit = new ArrayList<>();
           lastR = -1;

@@ -122,6 +122,14 @@ public final class MergePlanner {
   public static MergeIntervalJoinExec plan(Join j, List<Expression> hl, List<Expression> hr,
       Expression llo, Expression lhi, Expression rlo, Expression rhi, Option<Expression> residual,
       Option<Seq<NamedExpression>> projection, Seq<Attribute> countOutput, String[] why) {
+    return plan(j, hl, hr, llo, lhi, rlo, rhi, residual, projection, countOutput, false, why);
+  }
+
+  /** As above; {@code keyUnits}: one key per unit ({@link MergePlan#build}). */
+  public static MergeIntervalJoinExec plan(Join j, List<Expression> hl, List<Expression> hr,
+      Expression llo, Expression lhi, Expression rlo, Expression rhi, Option<Expression> residual,
+      Option<Seq<NamedExpression>> projection, Seq<Attribute> countOutput, boolean keyUnits,
+      String[] why) {
     if (!supported(j.joinType())) {
       why[0] = "join type " + j.joinType() + " (the merge join does inner, left, semi, anti)";
       return null;
@@ -163,8 +171,10 @@ public final class MergePlanner {
     long slack = Long.parseLong(conf.getConfString("spark.giql.merge.slack", "1"));
     int sample = Integer.parseInt(conf.getConfString("spark.giql.merge.sampleRows",
         String.valueOf(SAMPLE_ROWS)));
-    if (!sampleSorted(ls, lside, hl.get(k), llo, lhi, slack, sample, "left", why)
-        || !sampleSorted(rs, rside, hr.get(k), rlo, rhi, slack, sample, "right", why)) {
+    // one key per unit (a k-nearest join) reads each key's rows whatever their order within
+    // the key: only the footers' key runs matter, so the rows' order is not sampled
+    if (!keyUnits && (!sampleSorted(ls, lside, hl.get(k), llo, lhi, slack, sample, "left", why)
+        || !sampleSorted(rs, rside, hr.get(k), rlo, rhi, slack, sample, "right", why))) {
       return null;
     }
     // the other keys are checked with the residual
@@ -178,7 +188,7 @@ public final class MergePlanner {
     SparkSession session = ls.relation.sparkSession();
     int tasks = Integer.parseInt(conf.getConfString("spark.giql.merge.tasks",
         String.valueOf(session.sparkContext().defaultParallelism())));
-    MergePlan plan = MergePlan.build(lside, rside, leftKeysOnly, Math.max(1, tasks));
+    MergePlan plan = MergePlan.build(lside, rside, leftKeysOnly, Math.max(1, tasks), keyUnits);
     why[0] = null;
     return new MergeIntervalJoinExec(ls, rs, j.joinType(), hl.get(k), hr.get(k), llo, lhi, rlo,
         rhi, Option.apply(res), projection, countOutput, plan);

@@ -183,10 +183,23 @@ public final class BandJoinStrategy extends SparkStrategy {
               + " its right side, which is indexed; this join is " + j.joinType()
               + (swap ? " with the sides the other way round" : ""));
         }
+        Nearest near = new Nearest(params.nearest, params.maxGap, params.ties);
+        if ("merge".equals(params.algo)) {
+          // sorted Parquet files: each key's right rows indexed in turn, nothing broadcast
+          String[] why = new String[1];
+          MergeIntervalJoinExec merge = MergePlanner.plan(j, hl, hr, llo, lhi, rlo, rhi, residual,
+              projection, Scala.seqOf(), true, why);
+          MergePlanner.decided(merge != null ? merge.mergePlan().describe() : null,
+              merge != null ? null : why[0]);
+          if (merge != null) {
+            return Scala.seqOf(merge.withNearest(new MergeIntervalJoinExec.KNearest(near,
+                Scala.seq(hl), Scala.seq(hr), params.index)));
+          }
+          // as any algo=merge join the files do not allow: the broadcast runs it
+        }
         return Scala.seqOf(new BroadcastIntervalJoinExec(planLater(j.left()),
             planLater(j.right()), j.joinType(), "right", Scala.seq(hl), llo, lhi, Scala.seq(hr),
-            rlo, rhi, residual, params.index, projection)
-            .withNearest(new Nearest(params.nearest, params.maxGap, params.ties)));
+            rlo, rhi, residual, params.index, projection).withNearest(near));
       }
       if (useMerge(params)) {
         String[] why = new String[1];

@@ -1,0 +1,75 @@
+package io.giql.spark.merge;
+
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+
+import scala.collection.AbstractIterator;
+import scala.collection.Iterator;
+
+/**
+ * The rows of each unit of one task of a merge join, as plain row iterators, for an operator
+ * that needs a unit's rows but not their order: a k-nearest join indexes a unit's right rows and
+ * probes the index with its left rows. The left rows include those with a NULL key or bound where
+ * the join keeps them (left outer); the right rows are those that can match. Read in file order,
+ * unchecked: an order the files break costs nothing here.
+ */
+public final class UnitReader {
+  private final MergeJob job;
+  private final MergePlan.Unit[] units;
+  private int u = -1;
+  private FileStream left;
+  private FileStream right;
+
+  public UnitReader(MergeJob job, int task) {
+    this.job = job;
+    this.units = job.plan.tasks[task];
+  }
+
+  /** Moves to the next unit; false after the last. */
+  public boolean next() {
+    finish();
+    if (++u >= units.length) return false;
+    MergePlan.Unit unit = units[u];
+    java.util.Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
+    boolean keepNull = job.kind == JoinKind.LEFT || job.kind == JoinKind.ANTI;
+    left = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, false, 0);
+    right = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0] : unit.right, ranks,
+        false, false, false, 0);
+    return true;
+  }
+
+  /** The unit's left rows. */
+  public Iterator<InternalRow> left() {
+    return rows(left);
+  }
+
+  /** The unit's right rows that can match (key and bounds set). */
+  public Iterator<InternalRow> right() {
+    return rows(right);
+  }
+
+  /** Counts the rows read; called by {@link #next}. */
+  public void finish() {
+    if (left != null) job.rowsRead.add(left.rowsRead + right.rowsRead);
+    left = null;
+    right = null;
+  }
+
+  private static Iterator<InternalRow> rows(FileStream s) {
+    return new AbstractIterator<InternalRow>() {
+      private SweepRow ahead = s.next();
+
+      @Override
+      public boolean hasNext() {
+        return ahead != null;
+      }
+
+      @Override
+      public InternalRow next() {
+        InternalRow row = ahead.row;
+        ahead = s.next();
+        return row;
+      }
+    };
+  }
+}
