@@ -11,7 +11,8 @@ import scala.collection.Iterator;
  * that needs a unit's rows but not their order: a k-nearest join indexes a unit's right rows and
  * probes the index with its left rows. The left rows include those with a NULL key or bound where
  * the join keeps them (left outer); the right rows are those that can match. Read in file order,
- * unchecked: an order the files break costs nothing here.
+ * unchecked: an order the files break costs nothing here. A row is valid until the iterator is
+ * asked for the next.
  */
 public final class UnitReader {
   private final MergeJob job;
@@ -32,9 +33,10 @@ public final class UnitReader {
     MergePlan.Unit unit = units[u];
     java.util.Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
     boolean keepNull = job.kind == JoinKind.LEFT || job.kind == JoinKind.ANTI;
-    left = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, false, 0);
+    left = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, false, 0)
+        .sharedRows();
     right = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0] : unit.right, ranks,
-        false, false, false, 0);
+        false, false, false, 0).sharedRows();
     return true;
   }
 
@@ -55,19 +57,30 @@ public final class UnitReader {
     right = null;
   }
 
+  /**
+   * The rows of {@code s}, each valid until the next {@code hasNext}: read when asked for, not
+   * ahead, so a row is not copied (the index copies what it keeps; a probe is done with its row
+   * before it asks for the next).
+   */
   private static Iterator<InternalRow> rows(FileStream s) {
     return new AbstractIterator<InternalRow>() {
-      private SweepRow ahead = s.next();
+      private SweepRow ahead;
+      private boolean end;
 
       @Override
       public boolean hasNext() {
+        if (ahead == null && !end) {
+          ahead = s.next();
+          end = ahead == null;
+        }
         return ahead != null;
       }
 
       @Override
       public InternalRow next() {
+        if (!hasNext()) throw new java.util.NoSuchElementException();
         InternalRow row = ahead.row;
-        ahead = s.next();
+        ahead = null;
         return row;
       }
     };
