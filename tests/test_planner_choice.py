@@ -278,3 +278,39 @@ def test_k_nearest_takes_the_cheaper_of_the_merge_and_the_broadcast():
     assert none.strategy is None and "not sorted" in none.reason and "broadcast budget" in none.reason
     assert choose_nearest(1, None, None, {}, DEFAULT).strategy == "jvm_merge"
     assert choose_nearest(1, None, None, {"jvm_merge": "x"}, DEFAULT).strategy == "jvm_broadcast"
+
+
+def test_on_a_cluster_the_plan_with_the_smallest_makespan_wins():
+    """The merge gives each task whole chromosomes, so on many cores its longest task (the
+    largest chromosome's rows) bounds it; the tiled and binned joins spread over all cores."""
+    from giql_spark.planner.cost import Cluster
+
+    stats = side(100_000_000, uniform_widths()), side(100_000_000, uniform_widths(seed=1))
+    chosen = {}
+    for cores in (2, 256):
+        choice = choose(node(), {"_cluster": Cluster(cores)}, *stats, DEFAULT, {})
+        chosen[cores] = choice
+        assert f"at {cores} cores" in choice.reason
+    assert chosen[2].strategy == "jvm_merge"
+    assert chosen[256].strategy in ("binned", "jvm_sweep")
+    merge = next(e for e in chosen[256].estimates if e.strategy == "jvm_merge")
+    chr1 = max(HG.values()) / sum(HG.values())
+    assert merge.longest == pytest.approx(chr1, rel=0.02) and merge.tasks == len(HG)
+    assert merge.seconds >= merge.longest * merge.work  # the longest task bounds it
+    best = chosen[256].estimates[0]
+    assert best.seconds < merge.seconds and best.tasks > 64
+    text = best.describe()
+    assert f"{best.tasks:,} tasks" in text and "at 256 cores" in text
+    # the same work: the projection moves time, it does not change what is done
+    assert merge.work == pytest.approx(next(e for e in chosen[2].estimates if e.strategy == "jvm_merge").work)
+
+
+def test_the_cores_come_from_the_session_or_its_option(spark):
+    from giql_spark.planner.stats.spark import cluster_cores
+
+    assert cluster_cores(spark)[0] == spark.sparkContext.defaultParallelism
+    spark.conf.set("spark.giql.cores", "64")
+    try:
+        assert cluster_cores(spark)[0] == 64
+    finally:
+        spark.conf.unset("spark.giql.cores")

@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import constants as constants_mod
+from .stats.spark import cluster_cores
 from ..errors import QueryError
 from . import registry
 from .cost import Shape, binned, shape
@@ -162,6 +163,8 @@ def calibrate(session, rows: int = 1_000_000, repeats: int = 3, log=print) -> di
             log(f"{label:16s} {profile:7s} {nl:>9,} x {nr:<9,} measured {seconds:6.2f} s")
 
     fitted = {k: v for k, v in base.items() if not k.startswith("scale_")}
+    # the measured seconds are with this session's tasks at once
+    fitted["calibration_cores"] = cluster_cores(session.spark)[0] or base["calibration_cores"]
     points = []
     for strategy, profile, _, _, options, seconds, sh in measured:
         if strategy != "binned":

@@ -18,7 +18,7 @@ from ..errors import QueryError
 from . import registry
 from . import constants as constants_mod
 from . import cost as cost_mod
-from .cost import alternatives, shape
+from .cost import Cluster, alternatives, project, shape
 from .nodes import Choice, Nearest
 from .stats.model import SideStats
 
@@ -57,10 +57,11 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
                             for name in registry.BATCH if name not in only and name not in unavailable})
     consts, origin = constants or constants_mod.load()
     sh = shape(left, right, consts, per_row=getattr(node, "per_row", False))
+    cluster = _cluster(options, consts)
     estimates = []
     if sh is not None:
         costs = {name: (s.cost, s.given(options)) for name, s in registry.BATCH.items()}
-        estimates = alternatives(sh, consts, node.spec.how, costs)
+        estimates = alternatives(sh, consts, node.spec.how, costs, cluster)
         for e in estimates:
             if e.strategy in unavailable and not e.refused:
                 e.refused = unavailable[e.strategy]
@@ -74,7 +75,7 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
         strategy, reason = registry.get(forced).name, f"set by the {options.get('_source', 'session')}"
     elif estimates:
         strategy = estimates[0].strategy
-        reason = f"lowest estimated cost (~{estimates[0].seconds:.2f} s)"
+        reason = f"lowest estimated cost (~{estimates[0].seconds:.2f} s at {cluster.cores} cores)"
     else:
         strategy, reason = _by_rules(left, right)
     estimate = next((e for e in estimates if e.strategy == strategy), None)
@@ -82,8 +83,13 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
     return Choice(strategy, params, reason, estimates, origin)
 
 
+def _cluster(options: dict, consts: dict) -> Cluster:
+    """The cluster the runtime found (``_cluster``), else the machine the constants describe."""
+    return options.get("_cluster") or Cluster(int(consts["calibration_cores"]))
+
+
 def choose_nearest(k: int, left: SideStats | None, right: SideStats | None, unavailable: dict[str, str],
-                   constants: tuple[dict, str] | None = None) -> Choice:
+                   constants: tuple[dict, str] | None = None, cluster: Cluster | None = None) -> Choice:
     """The JVM operator for a k-nearest join (``jvm_broadcast`` or ``jvm_merge``), by the cost
     model where the sides' rows are known, else the merge where it can run (nothing is
     collected on the driver). ``unavailable``: the operators that cannot run it, with why.
@@ -92,14 +98,16 @@ def choose_nearest(k: int, left: SideStats | None, right: SideStats | None, unav
     sh = shape(left or SideStats(None), right or SideStats(None), consts)
     estimates = []
     if sh is not None:
-        estimates = [cost_mod.jvm_nearest(sh, consts, k, algo) for algo in ("merge", "broadcast")]
+        cl = cluster or _cluster({}, consts)
+        estimates = [project(cost_mod.jvm_nearest(sh, consts, k, algo), sh, consts, cl)
+                     for algo in ("merge", "broadcast")]
         for e in estimates:
             if e.strategy in unavailable and not e.refused:
                 e.refused = unavailable[e.strategy]
         estimates.sort(key=lambda e: (e.refused is not None, e.seconds))
         if not estimates[0].refused:
-            return Choice(estimates[0].strategy, {}, f"lowest estimated cost (~{estimates[0].seconds:.2f} s)",
-                          estimates, origin)
+            return Choice(estimates[0].strategy, {}, f"lowest estimated cost (~{estimates[0].seconds:.2f} s at "
+                          f"{cl.cores} cores)", estimates, origin)
         return Choice(None, {}, "; ".join(f"{e.strategy}: {e.refused}" for e in estimates), estimates, origin)
     for name in ("jvm_merge", "jvm_broadcast"):
         if name not in unavailable:

@@ -46,7 +46,12 @@ DEFAULTS = {
     # A join reduced per left row (set by hand, not fitted by calibrate): one pair added to its
     # left row's count inside the JVM join; one pair through Spark's partial aggregate.
     "per_row_pair": 1e-8,
-    "aggregate_row": 1e-7,       # one row of sorted Parquet read and swept by the merge join (2 tasks at once)
+    "aggregate_row": 1e-7,
+    # The cluster projection (cost.project): the cores the constants were fitted with (their
+    # terms are wall seconds with that many tasks at once), and a task's launch and finish
+    # (Spark's scheduler, set by hand).
+    "calibration_cores": 2,
+    "task_overhead": 0.004,       # one row of sorted Parquet read and swept by the merge join (2 tasks at once)
     # Per-strategy factors fitted by ``giql-spark calibrate`` (1: as the unit constants say).
     "scale_binned": 0.8879,
     "scale_broadcast": 0.7217,

@@ -35,6 +35,15 @@ the join (the merge, the broadcast with the right side indexed): each pair
 costs an addition to its left row's count, each left row one output row.
 Every other strategy makes its pairs and Spark aggregates them: a partial
 aggregate per pair and a shuffle of at most one row per left row.
+
+The terms are seconds on the machine the constants were fitted on, with its
+``calibration_cores`` tasks at once. :func:`project` turns an estimate into
+its time on the cluster the query gets (:class:`Cluster`): the driver's terms
+(``fixed``, a broadcast's ``build``) as they are, the rest as work in
+task-seconds spread over the strategy's tasks, of which the longest bounds the
+stage (a merge task holds whole chromosomes; a bin or tile of a dense region
+is one task's), plus a launch overhead per wave of tasks. The estimate is the
+makespan ``serial + overhead * waves + max(longest task, work / cores)``.
 """
 
 from __future__ import annotations
@@ -67,6 +76,12 @@ class Estimate:
     terms: dict = field(default_factory=dict)
     refused: str | None = None
     pairs: float | None = None  # estimated output pairs, the same for every strategy
+    #: Where projected on a cluster (:func:`project`): its tasks, the longest task's share of
+    #: the work, the cores, and the work in task-seconds.
+    tasks: int | None = None
+    longest: float | None = None
+    cores: int | None = None
+    work: float | None = None
 
     def describe(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in self.params.items())
@@ -74,7 +89,20 @@ class Estimate:
         if self.refused:
             return f"{head}: refused, {self.refused}"
         terms = ", ".join(f"{k} {v:.2f}" for k, v in self.terms.items())
-        return f"{head}: ~{self.seconds:.2f} s [{terms}]"
+        tail = ""
+        if self.tasks is not None:
+            tail = (f"; {self.tasks:,} tasks, the longest {self.longest:.0%} of {self.work:.1f} task-s, "
+                    f"at {self.cores} cores")
+        return f"{head}: ~{self.seconds:.2f} s [{terms}{tail}]"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What the query runs on: ``cores`` task slots at once (``spark.giql.cores``, else Spark's
+    default parallelism) and ``shuffle_partitions`` (``spark.sql.shuffle.partitions``)."""
+
+    cores: int
+    shuffle_partitions: int = 200
 
 
 @dataclass(frozen=True)
@@ -134,6 +162,74 @@ def results(sh: Shape, c: dict, pair: float, inside: bool = False) -> dict:
     if inside:
         return {"per row": c["per_row_pair"] * k + c["output"] * sh.n_left}
     return {"output": pair * k, "aggregate": c["aggregate_row"] * k + c["row_shuffle"] * min(k, sh.n_left)}
+
+
+#: Terms run once on the driver, whatever the cluster.
+SERIAL_TERMS = ("fixed", "build")
+#: Bytes AQE aims a coalesced shuffle partition at, and Spark's largest file split.
+ADVISORY_BYTES = 64 * 2**20
+SPLIT_BYTES = 128 * 2**20
+
+
+def _shuffle_tasks(rows: float, row_bytes: float, cl: Cluster) -> int:
+    """Reduce tasks of a shuffle of ``rows``: AQE coalesces to its advisory size, keeping at
+    least one per core, at most the shuffle partitions."""
+    return int(min(max(cl.shuffle_partitions, 1), max(cl.cores, math.ceil(rows * row_bytes / ADVISORY_BYTES))))
+
+
+def _split_tasks(rows: float, row_bytes: float, cl: Cluster) -> int:
+    """Scan tasks of ``rows``: Spark's splits, at most 128 MB, smaller to give every core one."""
+    total = rows * row_bytes
+    split = min(SPLIT_BYTES, max(4 * 2**20, total / max(1, cl.cores)))
+    return max(1, math.ceil(total / split))
+
+
+def _densest(sh: Shape, size: float) -> float:
+    """The share of both sides' rows in the densest ``size``-wide window of any chromosome."""
+    rows = sh.chrom_left + sh.chrom_right
+    total = rows.sum()
+    if not total:
+        return 0.0
+    return float((rows / np.maximum(1.0, np.ceil(sh.chrom_extent / max(size, 1.0)))).max() / total)
+
+
+def layout(est: Estimate, sh: Shape, cl: Cluster) -> tuple[int, float]:
+    """(tasks, the longest task's share of the work) of a strategy's widest stage."""
+    name, p = est.strategy, est.params
+    both = sh.n_left + sh.n_right
+    bpr = (sh.left_bytes_per_row + sh.right_bytes_per_row) / 2
+    if name == "jvm_merge":
+        # spark.giql.merge.tasks (Spark's default parallelism) tasks of whole chromosomes
+        chrom_rows = sh.chrom_left + sh.chrom_right
+        tasks = int(max(1, min(cl.cores, len(chrom_rows))))
+        return tasks, max(1.0 / tasks, float(chrom_rows.max() / max(chrom_rows.sum(), 1.0)))
+    if name in ("broadcast", "jvm_broadcast"):
+        probe = sh.n_left if p.get("build", "right") == "right" else sh.n_right
+        tasks = _split_tasks(probe, bpr, cl)
+        return tasks, 1.0 / tasks
+    if name == "naive":
+        tasks = _shuffle_tasks(both, bpr, cl)
+        pairs = sh.chrom_left * sh.chrom_right
+        return tasks, max(1.0 / tasks, float(pairs.max() / max(pairs.sum(), 1.0)))
+    size = p.get("bin_size") or p.get("tile_size") or 1_000_000
+    moved = sh.n_left * sh.replication("left", size) + sh.n_right * sh.replication("right", size)
+    tasks = _shuffle_tasks(moved, bpr, cl)
+    return tasks, max(1.0 / tasks, _densest(sh, size))
+
+
+def project(est: Estimate, sh: Shape, c: dict, cl: Cluster) -> Estimate:
+    """``est`` as its makespan on ``cl`` (see the module's notes); a refused one as it is."""
+    if est.refused:
+        return est
+    raw = sum(est.terms.values())
+    scale = est.seconds / raw if raw else 1.0
+    serial = scale * sum(v for k, v in est.terms.items() if k in SERIAL_TERMS)
+    work = scale * sum(v for k, v in est.terms.items() if k not in SERIAL_TERMS) * c["calibration_cores"]
+    tasks, longest = layout(est, sh, cl)
+    waves = math.ceil(tasks / max(1, cl.cores))
+    est.seconds = serial + c["task_overhead"] * waves + max(longest * work, work / max(1, cl.cores))
+    est.tasks, est.longest, est.cores, est.work = tasks, longest, cl.cores, work
+    return est
 
 
 def _rows(s: SideStats, row_bytes: float) -> float | None:
@@ -352,12 +448,14 @@ def jvm_merge_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
     return jvm_merge(sh, c, how)
 
 
-def alternatives(sh: Shape, c: dict, how: str, costs: dict) -> list[Estimate]:
-    """Every strategy's estimate, cheapest feasible first.
+def alternatives(sh: Shape, c: dict, how: str, costs: dict, cluster: Cluster | None = None) -> list[Estimate]:
+    """Every strategy's estimate, cheapest feasible first; on ``cluster``, as its makespan there.
 
     ``costs`` maps each strategy's name to ``(cost function, given parameters)``.
     """
     out = [cost(sh, c, how, given) for cost, given in costs.values()]
+    if cluster is not None:
+        out = [project(e, sh, c, cluster) for e in out]
     k = sh.output_pairs()
     for e in out:
         e.pairs = k

@@ -46,6 +46,29 @@ class PlanFacts:
     notes: list[str] = field(default_factory=list)
 
 
+def cluster_cores(spark) -> tuple[int | None, int]:
+    """(the task slots a query gets, Spark's shuffle partitions): ``spark.giql.cores`` where
+    set (a cluster not yet started, or a share of one), else the default parallelism (a classic
+    session's, or ``spark.default.parallelism`` on Spark Connect); None when neither is known."""
+
+    def conf_int(key: str) -> int | None:
+        try:
+            v = spark.conf.get(key, None)
+            return int(v) if v not in (None, "") else None
+        except (ValueError, TypeError, Exception):  # "auto" and the like, or no such key
+            return None
+
+    cores = conf_int("spark.giql.cores")
+    if cores is None and not is_connect(spark):
+        try:
+            cores = int(spark.sparkContext.defaultParallelism)
+        except Exception:
+            cores = None
+    if cores is None:
+        cores = conf_int("spark.default.parallelism")
+    return (cores if cores and cores > 0 else None), conf_int("spark.sql.shuffle.partitions") or 200
+
+
 def within_broadcast_limit(df: DataFrame) -> bool:
     """Whether Spark's size estimate of ``df`` is within the broadcast limit of the
     JVM operators (``spark.giql.broadcastMaxBytes``; an unknown size is within it)."""
