@@ -314,3 +314,18 @@ def test_the_cores_come_from_the_session_or_its_option(spark):
         assert cluster_cores(spark)[0] == 64
     finally:
         spark.conf.unset("spark.giql.cores")
+
+
+def test_a_join_only_counted_costs_the_counting_operators_no_pairs():
+    """COUNT(*) of an inner join: the merge and the broadcast count inside the join (an
+    addition per pair), the others still build each pair for Spark to count."""
+    stats = side(1_000_000, heavy_widths()), side(1_000_000, heavy_widths(seed=1))
+    counted = node()
+    counted.count_only = True
+    plain = {e.strategy: e for e in choose(node(), {}, *stats, DEFAULT, {}).estimates}
+    only = {e.strategy: e for e in choose(counted, {}, *stats, DEFAULT, {}).estimates}
+    for name in ("jvm_merge", "jvm_broadcast"):
+        assert "count" in only[name].terms and "output" not in only[name].terms
+        assert only[name].seconds < plain[name].seconds
+    for name in ("binned", "jvm_sweep"):
+        assert only[name].terms == plain[name].terms

@@ -174,6 +174,16 @@ def test_a_join_grouped_by_its_left_row_is_marked_per_row(select, group, per_row
     assert node.per_row is per_row
 
 
+@pytest.mark.parametrize("select, join, count_only", [
+    ("COUNT(*)", "JOIN", True), ("COUNT(*) AS n", "JOIN", True), ("COUNT(*)", "LEFT JOIN", False),
+    ("COUNT(b.name)", "JOIN", False), ("COUNT(*), MAX(a.score)", "JOIN", False),
+])
+def test_a_join_only_counted_is_marked(select, join, count_only):
+    q = f"SELECT {select} FROM peaks a {join} genes b ON a.interval INTERSECTS b.interval"
+    (node,) = upto(extract_interval_joins, q).meta[NODES]
+    assert node.count_only is count_only
+
+
 def test_a_chain_of_interval_joins_reads_the_earlier_result():
     q = ("SELECT a.name, c.name AS c FROM peaks a JOIN genes b ON a.interval INTERSECTS b.interval "
          "JOIN peaks c ON b.interval WITHIN c.interval")

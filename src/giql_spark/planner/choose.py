@@ -56,7 +56,8 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
         unavailable.update({name: f"{options.get('_only_why', 'this operation')} runs on {', '.join(only)} only"
                             for name in registry.BATCH if name not in only and name not in unavailable})
     consts, origin = constants or constants_mod.load()
-    sh = shape(left, right, consts, per_row=getattr(node, "per_row", False))
+    sh = shape(left, right, consts, per_row=getattr(node, "per_row", False),
+               count_only=getattr(node, "count_only", False))
     cluster = _cluster(options, consts)
     estimates = []
     if sh is not None:

@@ -34,7 +34,9 @@ returns ``nL`` rows, not ``k`` pairs, from the operators that count inside
 the join (the merge, the broadcast with the right side indexed): each pair
 costs an addition to its left row's count, each left row one output row.
 Every other strategy makes its pairs and Spark aggregates them: a partial
-aggregate per pair and a shuffle of at most one row per left row.
+aggregate per pair and a shuffle of at most one row per left row. A statement
+that only counts an inner join's rows (:attr:`~.nodes.IntervalJoin.count_only`)
+costs those operators an addition per pair and no pair built.
 
 The terms are seconds on the machine the constants were fitted on, with its
 ``calibration_cores`` tasks at once. :func:`project` turns an estimate into
@@ -121,6 +123,8 @@ class Shape:
     right_bytes_per_row: float
     #: The result is reduced per left row (see the module's notes).
     per_row: bool = False
+    #: The statement only counts the join's rows (see the module's notes).
+    count_only: bool = False
 
     @cached_property
     def _means(self) -> dict:
@@ -157,6 +161,8 @@ def results(sh: Shape, c: dict, pair: float, inside: bool = False) -> dict:
     """The terms of a strategy's results, ``pair`` seconds a pair made; ``inside``: the
     strategy counts per left row inside the join when the result is reduced so."""
     k = sh.output_pairs()
+    if sh.count_only and inside:
+        return {"count": c["per_row_pair"] * k}
     if not sh.per_row:
         return {"output": pair * k}
     if inside:
@@ -240,9 +246,10 @@ def _rows(s: SideStats, row_bytes: float) -> float | None:
     return None
 
 
-def shape(left: SideStats, right: SideStats, constants: dict, per_row: bool = False) -> Shape | None:
+def shape(left: SideStats, right: SideStats, constants: dict, per_row: bool = False,
+          count_only: bool = False) -> Shape | None:
     """The counts for the model, or None when a side's size is wholly unknown;
-    ``per_row``: the result is reduced per left row."""
+    ``per_row``: the result is reduced per left row; ``count_only``: only counted."""
     nl, nr = _rows(left, constants["row_bytes"]), _rows(right, constants["row_bytes"])
     if nl is None or nr is None:
         return None
@@ -269,7 +276,7 @@ def shape(left: SideStats, right: SideStats, constants: dict, per_row: bool = Fa
     return Shape(nl, nr, *per_chrom,
                  left.widths.sample if left.widths is not None else empty,
                  right.widths.sample if right.widths is not None else empty,
-                 per_row(left, nl), per_row(right, nr), per_row=per_row_result)
+                 per_row(left, nl), per_row(right, nr), per_row=per_row_result, count_only=count_only)
 
 
 def binned(sh: Shape, c: dict, size: int) -> Estimate:
@@ -357,7 +364,8 @@ def jvm_broadcast(sh: Shape, c: dict, how: str) -> Estimate:
         probe = c["jvm_probe_row"] * npr + levels
         # the probe side's rows are counted inside the join when it is the left side
         terms = {"fixed": c["fixed_jvm"], "build": c["jvm_build_row"] * nb,
-                 "probe": probe * (2 if preserved else 1), **results(sh, c, c["output"], build == "right")}
+                 "probe": probe * (2 if preserved else 1),
+                 **results(sh, c, c["output"], build == "right" or (sh.count_only and not sh.per_row))}
         return Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"build": build}, terms)
 
     return _best_build(sh, c, ("right", "left"), estimate, "jvm_index_bytes_per_row", "jvm_broadcast_budget_bytes")

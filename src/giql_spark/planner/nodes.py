@@ -53,6 +53,9 @@ class IntervalJoin:
     #: the left row's columns, ``count_overlaps``, ``coverage``): the JVM operators that count
     #: inside the join are priced by the rows they return, not the pairs (:mod:`.cost`).
     per_row: bool = False
+    #: The statement only counts the join's rows (``SELECT COUNT(*) FROM a JOIN b ON ...``, an
+    #: inner join): the JVM operators that count inside the join build no pair (:mod:`.cost`).
+    count_only: bool = False
 
     @property
     def output(self) -> Fields:

@@ -100,6 +100,15 @@ def _per_left_row(select: exp.Select, left_aliases: list[str]) -> bool:
     return True
 
 
+def _count_only(select: exp.Select) -> bool:
+    """Whether ``select`` (its only join the interval join, inner) returns just ``COUNT(*)``."""
+    if select.args.get("group") or len(select.args.get("joins") or []) != 1 or len(select.expressions) != 1:
+        return False
+    e = select.expressions[0]
+    e = e.this if isinstance(e, exp.Alias) else e
+    return isinstance(e, exp.Count) and isinstance(e.this, exp.Star)
+
+
 def _extract(select: exp.Select, schema: Schema) -> bool:
     found = find_interval_join(select)
     if found is None:
@@ -108,6 +117,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
     join = select.args["joins"][i]
     (lsql, laliases, lscope), (rsql, raliases, rscope) = sides(select, i, schema)
     per_row = _per_left_row(select, laliases)
+    count_only = join_type(join) == "inner" and _count_only(select)
     # Read before the predicate leaves WHERE: the operator evaluates it on these fields.
     fields = fields_read(select, {**lscope, **rscope})
     if place == "on":
@@ -119,7 +129,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
     spec = JoinSpec(how=join_type(join), predicate=op, left=left_iv, right=right_iv,
                     condition=pred_node.copy(), residual=and_([r.copy() for r in residual]))
     node = IntervalJoin(new_name(), Side(lsql, laliases, lscope), Side(rsql, raliases, rscope), spec,
-                        fields=fields, per_row=per_row)
+                        fields=fields, per_row=per_row, count_only=count_only)
     install_result(select, i, node)
     record(select, node)
     return True
