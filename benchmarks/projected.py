@@ -1,0 +1,234 @@
+#!/usr/bin/env python
+"""Scale-out on paper: each strategy's time on P cores, projected from every task's time in Spark's event log.
+
+    PYTHONPATH=src python benchmarks/projected.py --size 10000000 --profiles uniform,skewed \
+        --cores 16,64,256 --out benchmarks/reports/PROJECTED-10M.md
+
+For each data set (the scale benchmark's sorted files; ``skewed``: the same widths with a third
+of the rows on chr1) each strategy runs the GIQL ``COUNT(*)`` of INTERSECTS forced, once
+untimed and once timed, in one local[2] Spark that writes its event log, with the task layout a
+cluster would get: ``spark.sql.files.maxPartitionBytes`` 4 MB (scan tasks), 128 shuffle
+partitions kept as they are (AQE coalesces partitions down to the default parallelism, 2 here,
+which a cluster of P cores would not), and ``spark.giql.merge.tasks`` 256 (the merge's finest
+cut: a chromosome per task).
+From the log, per stage of the timed run, every task's launch-to-finish time; on P cores a
+stage takes ``max(its longest task, its tasks' total / P)``, the stages one after the other, and
+what the driver did between them (planning, a broadcast's build: the run's wall time less the
+time some stage ran) is kept as it is. ``work`` is the tasks' total, ``speed-up`` work divided
+by the projected time. ``auto`` is the strategy the cost model picks with
+``spark.giql.cores = P`` (EXPLAIN), at that strategy's projected time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from harness.data import DATA_DIR, HG38, data_paths, generate, write_parquet  # noqa: E402
+from harness.machine import load_averages  # noqa: E402
+from harness.queries import GIQL_COUNT  # noqa: E402
+
+STRATEGIES = ("jvm_merge", "jvm_broadcast", "jvm_sweep", "binned")
+
+
+def skewed_paths(size: int) -> tuple[Path, Path]:
+    """Uniform widths, but a third of each side's rows on chr1 (generated once)."""
+    names = list(HG38)
+    weights = np.array([HG38[c] for c in names], dtype=float)
+    weights = weights / weights.sum() * (2 / 3)
+    weights[0] += 1 / 3
+    out = []
+    for side, seed in (("left", 71), ("right", 72)):
+        path = DATA_DIR / f"skewed_{size}_{side}.parquet"
+        if not path.exists():
+            write_parquet(generate("uniform", size, seed, "l" if side == "left" else "r", weights=weights), path)
+        out.append(path)
+    return out[0], out[1]
+
+
+def tasks_by_group(log: Path) -> dict[str, list[tuple[int, list[float], float, float]]]:
+    """Per job group: its stages as (stage id, task seconds, submitted, completed) (ms epochs)."""
+    group_of_job, stage_group, tasks, spans = {}, {}, {}, {}
+    for line in log.read_text().splitlines():
+        e = json.loads(line)
+        kind = e.get("Event")
+        if kind == "SparkListenerJobStart":
+            group = (e.get("Properties") or {}).get("spark.jobGroup.id")
+            group_of_job[e["Job ID"]] = group
+            for sid in e.get("Stage IDs", []):
+                stage_group[sid] = group
+        elif kind == "SparkListenerTaskEnd":
+            info = e["Task Info"]
+            tasks.setdefault(e["Stage ID"], []).append((info["Finish Time"] - info["Launch Time"]) / 1000)
+        elif kind == "SparkListenerStageCompleted":
+            info = e["Stage Info"]
+            spans[info["Stage ID"]] = (info.get("Submission Time", 0), info.get("Completion Time", 0))
+    out: dict[str, list] = {}
+    for sid, times in tasks.items():
+        group = stage_group.get(sid)
+        if group is not None:
+            s, c = spans.get(sid, (0, 0))
+            out.setdefault(group, []).append((sid, times, s, c))
+    return out
+
+
+def busy_seconds(stages) -> float:
+    """Seconds some stage was running (the union of the stages' spans)."""
+    spans = sorted((s, c) for _, _, s, c in stages if c > s)
+    total, end = 0.0, None
+    for s, c in spans:
+        if end is None or s > end:
+            total += c - s
+            end = c
+        elif c > end:
+            total += c - end
+            end = c
+    return total / 1000
+
+
+def project(stages, wall: float, cores: int) -> float:
+    serial = max(0.0, wall - busy_seconds(stages))
+    return serial + sum(max(max(t), sum(t) / cores) for _, t, _, _ in stages)
+
+
+def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path) -> dict:
+    import giql_spark as gs
+
+    left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
+    spark = gs.local_spark("local[2]", config={
+        "spark.driver.memory": "12g", "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "128", "spark.sql.files.maxPartitionBytes": str(4 * 2**20),
+        "spark.giql.merge.tasks": "256", "spark.sql.adaptive.coalescePartitions.enabled": "false",
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": str(log_dir), "spark.eventLog.compress": "false"})
+    sc = spark.sparkContext
+    runs = {}
+    for strategy in strategies:
+        s = gs.Session(spark, strategy=strategy)
+        s.register("l", str(left))
+        s.register("r", str(right))
+        s.sql(GIQL_COUNT).collect()  # untimed
+        sc.setJobGroup(strategy, strategy)
+        t0 = time.perf_counter()
+        count = s.sql(GIQL_COUNT).collect()[0][0]
+        wall = time.perf_counter() - t0
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        runs[strategy] = {"wall": wall, "count": count}
+        print(f"{profile} {strategy}: {wall:.2f} s, {count:,} pairs", flush=True)
+    auto = {}
+    s = gs.Session(spark)
+    s.register("l", str(left))
+    s.register("r", str(right))
+    for p in cores_list:
+        spark.conf.set("spark.giql.cores", str(p))
+        plan = s.explain(GIQL_COUNT)
+        auto[p] = re.search(r"strategy: (\w+)", plan).group(1)
+    spark.conf.unset("spark.giql.cores")
+    spark.stop()
+    # one file, or (rolling event logs, Spark 4) a directory of events_N_ files
+    logs = sorted(p for p in log_dir.rglob("*") if p.is_file() and not p.name.startswith((".", "appstatus")))
+    groups: dict = {}
+    for log in logs:
+        for g, st in tasks_by_group(log).items():
+            groups.setdefault(g, []).extend(st)
+    for strategy, r in runs.items():
+        stages = groups.get(strategy, [])
+        r["stages"] = [{"stage": sid, "tasks": len(t), "longest": round(max(t), 3), "total": round(sum(t), 3)}
+                       for sid, t, _, _ in stages]
+        r["work"] = sum(sum(t) for _, t, _, _ in stages)
+        r["serial"] = max(0.0, r["wall"] - busy_seconds(stages))
+        r["projected"] = {p: project(stages, r["wall"], p) for p in cores_list}
+    return {"profile": profile, "left": str(left), "right": str(right), "runs": runs, "auto": auto}
+
+
+def report(results: list[dict], cores_list: list[int], args, load: tuple[str, str]) -> str:
+    lines = ["# Scale-out on paper: projected times from the event log", "",
+             f"Date: {time.strftime('%Y-%m-%dT%H:%M', time.gmtime())} UTC. Made by `benchmarks/projected.py` "
+             "(method in its docstring); raw numbers in the `.json` next to this file.", "", "```",
+             "PYTHONPATH=src python benchmarks/projected.py " + " ".join(sys.argv[1:]), "```", "",
+             f"Machine: 2 cores, local[2]; 1-minute load average {load[0]} at the start, {load[1]} at the end. "
+             "Each strategy forced, the GIQL COUNT(*) of INTERSECTS; 4 MB scan splits, 128 shuffle "
+             "partitions not coalesced, `spark.giql.merge.tasks` 256.", ""]
+    for res in results:
+        runs = res["runs"]
+        counts = {r["count"] for r in runs.values()}
+        lines += [f"## {args.size:,} × {args.size:,}, {res['profile']}", "",
+                  f"Pairs: {', '.join(f'{c:,}' for c in sorted(counts))}"
+                  + (" (the same for every strategy)" if len(counts) == 1 else " (DIFFERENT)"), ""]
+        head = "| strategy | wall s (2 cores) | work task-s | driver s | widest stage: tasks, longest s | " + \
+               " | ".join(f"at {p} cores s (speed-up)" for p in cores_list) + " |"
+        lines += [head, "|" + "---|" * (5 + len(cores_list))]
+        for name, r in runs.items():
+            widest = max(r["stages"], key=lambda s: s["tasks"]) if r["stages"] else {"tasks": 0, "longest": 0}
+            cells = " | ".join(f"{r['projected'][p]:.2f} ({r['work'] / r['projected'][p]:.1f}×)" for p in cores_list)
+            lines.append(f"| {name} | {r['wall']:.2f} | {r['work']:.1f} | {r['serial']:.2f} | "
+                         f"{widest['tasks']}, {widest['longest']:.2f} | {cells} |")
+        cells = []
+        for p in cores_list:
+            pick = res["auto"][p]
+            best = min(runs, key=lambda n: runs[n]["projected"][p])
+            if pick in runs:
+                t = runs[pick]["projected"][p]
+                cells.append(f"{pick}: {t:.2f} ({runs[pick]['work'] / t:.1f}×), "
+                             f"{t / runs[best]['projected'][p]:.2f}× the best ({best})")
+            else:
+                cells.append(f"{pick} (not run)")
+        lines += [f"| auto (the model's pick at P cores) | | | | | " + " | ".join(cells) + " |", ""]
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: list[dict], cores_list: list[int], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(6 * len(results), 4), squeeze=False)
+    for ax, res in zip(axes[0], results):
+        for name, r in res["runs"].items():
+            ax.plot(cores_list, [r["projected"][p] for p in cores_list], marker="o", label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("cores")
+        ax.set_ylabel("projected seconds")
+        ax.set_title(f"COUNT(*), {res['profile']}")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=int, default=10_000_000)
+    ap.add_argument("--profiles", default="uniform,skewed")
+    ap.add_argument("--cores", default="16,64,256")
+    ap.add_argument("--strategies", default=",".join(STRATEGIES))
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    cores_list = [int(x) for x in args.cores.split(",")]
+    start = load_averages()
+    results = []
+    for profile in args.profiles.split(","):
+        with tempfile.TemporaryDirectory(prefix="giql-events-") as d:
+            results.append(run_profile(profile, args.size, cores_list, args.strategies.split(","), Path(d)))
+    load = (start, load_averages())
+    args.out.write_text(report(results, cores_list, args, load))
+    args.out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str))
+    plot(results, cores_list, args.out.with_suffix(".png"))
+    print(args.out.read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    sys.exit(main())
