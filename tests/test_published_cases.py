@@ -48,6 +48,20 @@ def test_using_join_equates_its_columns(check, using):
           "WHERE a.interval INTERSECTS b.interval", _tables())
 
 
+@pytest.mark.parametrize("join", ["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+@pytest.mark.parametrize("using", ["name", "chrom, strand", "strand, name", "score"])
+def test_using_join_star_lists_columns_as_giql_does(check, join, using):
+    """SELECT * over USING: each relation's columns in its own order, a shared column once where
+    the first relation has it (Spark lists the shared columns first), with COALESCE's value."""
+    tables = _tables()
+    tables["genes"].rows.append(("chr3", 5, 9, None, None, None))  # NULL keys match nothing
+    check(f"SELECT * FROM peaks a {join} genes b USING ({using})", tables, min_rows=1)
+    check(f"SELECT * FROM peaks a {join} genes b USING ({using}) WHERE a.interval INTERSECTS b.interval "
+          "OR a.chrom IS NULL OR b.chrom IS NULL", tables)
+    check(f"SELECT b.*, a.* FROM peaks a {join} genes b USING ({using})", tables, min_rows=1)
+    check(f"SELECT *, a.score * 2 AS twice FROM peaks a {join} genes b USING ({using})", tables, min_rows=1)
+
+
 @pytest.mark.parametrize("select", [
     "SELECT *, CLUSTER(interval) AS cid FROM peaks QUALIFY cid > 1",
     "SELECT *, CLUSTER(interval, 60) AS cid FROM peaks QUALIFY cid >= 1",

@@ -54,7 +54,7 @@ def sql(tree: exp.Expression) -> str:
 
 def test_rules_run_in_the_documented_order():
     assert [r.__name__ for r in RULES] == ["refuse_unsupported", "read_hints", "expand_star_replace",
-                                           "eliminate_star_qualify", "bind_tables", "exists_to_semi",
+                                           "explicit_using_stars", "eliminate_star_qualify", "bind_tables", "exists_to_semi",
                                            "qualify", "null_safe_nearest_keys", "extract_nearest", "extract_interval_joins",
                                            "extract_band_joins", "prune_ctes"]
 

@@ -96,22 +96,39 @@ def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_h
     return left.join(right, marker, _SPARK_HOW[how])
 
 
-def nearest_merge_refusal(left: DataFrame, right: DataFrame, left_keys: list[str], left_hull: tuple[str, str],
-                          right_keys: list[str], right_hull: tuple[str, str]) -> str | None:
-    """Why :func:`nearest_join` cannot run with ``algo="merge"`` on these sides, or None when
-    it can (the extension plans it, which runs nothing)."""
+def _merge_session_refusal(session) -> str | None:
+    """Why no merge can run in ``session`` at all, or None."""
     from .. import spark_sql
 
-    session = left.sparkSession
     if spark_sql.is_connect(session):
         return "the files' order is checked only in a classic Spark session"
     if session.conf.get("spark.giql.merge.enabled", "true").lower() == "false":
         return "spark.giql.merge.enabled is false"
+    return None
+
+
+def _planned_refusal(df: DataFrame) -> str | None:
+    """Why the extension did not plan ``df``'s marked join as a merge, or None (nothing runs)."""
+    session = df.sparkSession
+    return str(session.sparkContext._jvm.io.giql.spark.PlanMetrics.mergeRefusal(df._jdf)) or None
+
+
+def _check_failed(e: Exception) -> str:
+    return f"the merge check failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+
+
+def nearest_merge_refusal(left: DataFrame, right: DataFrame, left_keys: list[str], left_hull: tuple[str, str],
+                          right_keys: list[str], right_hull: tuple[str, str]) -> str | None:
+    """Why :func:`nearest_join` cannot run with ``algo="merge"`` on these sides, or None when
+    it can (the extension plans it, which runs nothing)."""
+    why = _merge_session_refusal(left.sparkSession)
+    if why:
+        return why
     try:
-        df = nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, 1, algo="merge")
-        return str(session.sparkContext._jvm.io.giql.spark.PlanMetrics.mergeRefusal(df._jdf)) or None
+        return _planned_refusal(nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, 1,
+                                             algo="merge"))
     except Exception as e:  # a plan the check cannot read: the broadcast remains
-        return f"the merge check failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        return _check_failed(e)
 
 
 def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | None:
@@ -121,15 +138,11 @@ def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | No
     their first rows (both sides plain scans of unpartitioned Parquet files
     sorted by (key, start); inner, left, semi or anti join); this plans the
     join with it, which runs nothing."""
-    from .. import spark_sql
-
     if spec.how not in ("inner", "left", "semi", "anti"):
         return f"the merge join does inner, left, semi and anti joins, not {spec.how}"
-    session = left.sparkSession
-    if spark_sql.is_connect(session):
-        return "the files' order is checked only in a classic Spark session"
-    if session.conf.get("spark.giql.merge.enabled", "true").lower() == "false":
-        return "spark.giql.merge.enabled is false"
+    why = _merge_session_refusal(left.sparkSession)
+    if why:
+        return why
     try:
         # the same sides and join again (a statement re-run, EXPLAIN then the query) reuse
         # the answer; the extension decides again from the files when the query is planned
@@ -138,10 +151,9 @@ def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | No
         with _lock:
             if key in _merge_checked:
                 return _merge_checked[key]
-        df = _join(left, right, spec, {"algo": "merge"})
-        why = str(session.sparkContext._jvm.io.giql.spark.PlanMetrics.mergeRefusal(df._jdf)) or None
+        why = _planned_refusal(_join(left, right, spec, {"algo": "merge"}))
     except Exception as e:  # a plan the check cannot read: the other operators remain
-        return f"the merge check failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        return _check_failed(e)
     with _lock:
         if len(_merge_checked) > 256:
             _merge_checked.clear()

@@ -25,11 +25,13 @@ from .qualify import qualify
 from .qualify_filter import eliminate_star_qualify
 from .refuse import refuse_unsupported
 from .stars import expand_star_replace
+from .using_star import explicit_using_stars
 
 RULES = (
     refuse_unsupported,      # forms Spark cannot run -> one line naming them
     read_hints,              # INTERVAL_JOIN hints -> options on the root
     expand_star_replace,     # * REPLACE (...) -> explicit columns
+    explicit_using_stars,    # SELECT * over JOIN ... USING / NATURAL -> columns in giql's order
     eliminate_star_qualify,  # SELECT *, ... QUALIFY f -> SELECT * FROM (...) WHERE f
     bind_tables,             # registered tables -> placeholders bound at run time
     exists_to_semi,          # [NOT] EXISTS over an interval predicate -> SEMI/ANTI join
