@@ -22,12 +22,11 @@ from .joins import nearest
 from .joins.fields import prune
 from .planner import registry
 from .joins.spec import quote
-from .planner.choose import choose
+from .planner.choose import choose, session_cluster
 from .planner.nodes import Built, Choice, IntervalJoin, Nearest, Node, Timing
 from .language.plan import Plan
 from .planner.stats import SideStats, sides_stats
-from .planner.cost import Cluster
-from .planner.stats.spark import cluster_cores, within_broadcast_limit
+from .planner.stats.spark import within_broadcast_limit
 from .spark_sql import bound_sql, quiet_query_log
 
 #: Runs the layout checks of a join beside its statistics.
@@ -108,9 +107,9 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
     t1 = time.perf_counter()
     if refusals is not None:
         unavailable.update(refusals.result())
-    cores, partitions = cluster_cores(left.sparkSession)
-    if cores is not None and "_cluster" not in options:
-        options = {**options, "_cluster": Cluster(cores, partitions)}
+    cluster = session_cluster(left.sparkSession)
+    if cluster is not None and "_cluster" not in options:
+        options = {**options, "_cluster": cluster}
     choice = choose(node, options, ls, rs, unavailable=unavailable)
     choice.stats = (ls, rs)
     choice.timing = Timing(t1 - t0, time.perf_counter() - t1)

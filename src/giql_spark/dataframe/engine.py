@@ -94,13 +94,10 @@ def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_k
     large to broadcast (``spark.giql.broadcastMaxBytes``, as the overlap joins)."""
     from ..joins import jvm
     from ..joins.spec import Interval
-    from ..planner.choose import choose_nearest
-    from ..planner.cost import Cluster
-    from ..planner.stats.spark import cluster_cores
+    from ..planner.choose import choose_nearest, session_cluster
     from ..planner.stats import sides_stats
 
-    gone = registry.unavailable(left.sparkSession)
-    if "jvm_broadcast" in gone:
+    if "jvm_broadcast" in registry.unavailable(left.sparkSession):
         return None
     unavailable = {}
     if not within_broadcast_limit(right):
@@ -112,8 +109,7 @@ def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_k
     if len(unavailable) == 0:  # both can run it: the cost model picks
         stats = tuple(sides_stats([(left, Interval(left_keys[0], *left_hull)),
                                    (right, Interval(right_keys[0], *right_hull))], tier=1))
-    cores, partitions = cluster_cores(left.sparkSession)
-    choice = choose_nearest(k, *stats, unavailable, cluster=Cluster(cores, partitions) if cores else None)
+    choice = choose_nearest(k, *stats, unavailable, cluster=session_cluster(left.sparkSession))
     if choice.strategy is None:
         return None
     algo = "merge" if choice.strategy == "jvm_merge" else "broadcast"

@@ -21,6 +21,7 @@ from . import cost as cost_mod
 from .cost import Cluster, alternatives, project, shape
 from .nodes import Choice, Nearest
 from .stats.model import SideStats
+from .stats.spark import cluster_cores
 
 #: Both sides below this (Spark's size estimate) run as plain SQL when nothing else is known.
 TINY_BYTES = 256 * 1024
@@ -82,6 +83,12 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
     estimate = next((e for e in estimates if e.strategy == strategy), None)
     params = registry.get(strategy).params_for(options, estimate)
     return Choice(strategy, params, reason, estimates, origin)
+
+
+def session_cluster(spark) -> Cluster | None:
+    """The cluster ``spark``'s queries run on (:func:`.stats.spark.cluster_cores`), or None."""
+    cores, partitions = cluster_cores(spark)
+    return Cluster(cores, partitions) if cores else None
 
 
 def _cluster(options: dict, consts: dict) -> Cluster:
