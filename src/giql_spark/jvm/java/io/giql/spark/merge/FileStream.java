@@ -315,8 +315,27 @@ final class FileStream implements RowStream {
     return new SweepRow(rank, Math.min(x, y), Math.max(x, y), ord++, null, false, vals, nulls);
   }
 
-  /** The next row of the unit in reading order, numbered; null at the end. */
+  /**
+   * Keeps only the rows of a range of the key ({@link MergePlan.Range}): those with lo in
+   * [from, to), and those with NULL bounds in the files the range owns them in.
+   */
+  FileStream withRange(MergePlan.Range range) {
+    this.range = range;
+    return this;
+  }
+
+  private MergePlan.Range range;
+
+  /** The next row of the unit (of its range) in reading order, numbered; null at the end. */
   private SweepRow read() {
+    while (true) {
+      SweepRow e = readAny();
+      if (e == null || range == null || e.rank < 0) return e;
+      if (e.nullBound ? range.ownsNull[file] : e.lo >= range.from && e.lo < range.to) return e;
+    }
+  }
+
+  private SweepRow readAny() {
     if (lean != null) return readLean();
     while (true) {
       InternalRow scan = nextScanRow();

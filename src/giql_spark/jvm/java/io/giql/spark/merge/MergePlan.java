@@ -40,15 +40,45 @@ public final class MergePlan implements Serializable {
     final boolean nullKeys;
     final long leftRows;
     final long rightRows;
+    /**
+     * A range of one key: its left rows whose lo is in [{@link #from}, {@link #to}), and of
+     * those that can match nothing (NULL bounds) the ones in files where {@link #ownsNull};
+     * null for a whole unit.
+     */
+    final Range range;
 
     Unit(Object[] keys, PartitionedFile[] left, PartitionedFile[] right, boolean nullKeys,
         long leftRows, long rightRows) {
+      this(keys, left, right, nullKeys, leftRows, rightRows, null);
+    }
+
+    Unit(Object[] keys, PartitionedFile[] left, PartitionedFile[] right, boolean nullKeys,
+        long leftRows, long rightRows, Range range) {
       this.keys = keys;
       this.left = left;
       this.right = right;
       this.nullKeys = nullKeys;
       this.leftRows = leftRows;
       this.rightRows = rightRows;
+      this.range = range;
+    }
+  }
+
+  /** Which of a key's left rows a range keeps (see {@link Unit#range}). */
+  public static final class Range implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final long from;
+    final long to;
+    /** Per file of the unit's left side: its rows with NULL bounds are this range's. */
+    final boolean[] ownsNull;
+    /** The range's estimated work, in rows (for packing ranges into tasks). */
+    final double weight;
+
+    Range(long from, long to, boolean[] ownsNull, double weight) {
+      this.from = from;
+      this.to = to;
+      this.ownsNull = ownsNull;
+      this.weight = weight;
     }
   }
 
@@ -73,9 +103,21 @@ public final class MergePlan implements Serializable {
     return n;
   }
 
+  int numRanges() {
+    int n = 0;
+    for (Unit[] t : tasks) {
+      for (Unit u : t) {
+        if (u.range != null) n++;
+      }
+    }
+    return n;
+  }
+
   public String describe() {
-    return tasks.length + " tasks, " + numUnits() + " units, row groups " + leftGroups + " + "
-        + rightGroups + ", rows " + leftRows + " + " + rightRows;
+    int ranges = numRanges();
+    return tasks.length + " tasks, " + numUnits() + " units"
+        + (ranges == 0 ? "" : " (" + ranges + " of them ranges of a key)") + ", row groups "
+        + leftGroups + " + " + rightGroups + ", rows " + leftRows + " + " + rightRows;
   }
 
   /** A side's row groups in reading order, and where each key's rows are. */
@@ -86,6 +128,27 @@ public final class MergePlan implements Serializable {
     long rows;
     /** Indexes (into groups) of the row groups that may hold NULL keys. */
     final List<Integer> nullGroups = new ArrayList<>();
+    /** Per row group, {@link Bounds#group}; null when not known (no key is cut). */
+    List<long[]> bounds;
+
+    /**
+     * A key's own bounds in a row group it shares with other keys (whose footer bounds cover
+     * every key's rows), read from the rows; null when it cannot be read.
+     */
+    java.util.function.BiFunction<Integer, Object, long[]> shared;
+
+    void bound(Bounds b) {
+      bounds = new ArrayList<>();
+      for (int g = 0; g < groups.size(); g++) bounds.add(b.group(group(g)));
+    }
+
+    /** {@link Bounds#group} of key {@code k}'s rows in row group {@code g}, or null. */
+    long[] bounds(int g, Object k) {
+      long[] b = bounds.get(g);
+      ParquetLayout.RowGroup rg = group(g);
+      if (b == null || Bounds.empty(b) || rg.keys == null || rg.keys.length <= 1) return b;
+      return shared == null ? b : shared.apply(g, k);
+    }
 
     ParquetLayout.RowGroup group(int g) {
       int[] fg = groups.get(g);
@@ -190,30 +253,47 @@ public final class MergePlan implements Serializable {
       weight.add(w);
       total += w;
     }
-    int n = Math.max(1, Math.min(numTasks, keys.size()));
-    // cut the keys into n ranges of about equal weight, at the boundary nearest each quantile
-    List<List<Object>> ranges = new ArrayList<>();
-    List<Object> cur = new ArrayList<>();
-    double acc = 0;
-    int made = 0;
+    // a key heavier than a task's share is cut into ranges of its positions, each a unit (and
+    // an item of the task cut) of its own
+    double share = total / Math.max(1, numTasks);
+    List<Object> items = new ArrayList<>();
+    List<Double> itemWeight = new ArrayList<>();
+    boolean cut = false;
     for (int i = 0; i < keys.size(); i++) {
+      Object k = keys.get(i);
       double w = weight.get(i);
-      double target = total * (made + 1) / n;
-      if (!cur.isEmpty() && made < n - 1 && acc + w / 2 > target) {
-        ranges.add(cur);
-        cur = new ArrayList<>();
-        made++;
+      List<Unit> pieces = keyUnits || numTasks <= 1 || w <= share * 1.25 ? null
+          : Ranges.cut(l, r, k, share);
+      if (pieces == null) {
+        items.add(k);
+        itemWeight.add(w);
+      } else {
+        cut = true;
+        for (Unit u : pieces) {
+          items.add(u);
+          itemWeight.add(u.range.weight);
+        }
       }
-      cur.add(keys.get(i));
-      acc += w;
     }
-    if (!cur.isEmpty() || ranges.isEmpty()) ranges.add(cur);
+    keys = items;
+    weight = itemWeight;
+    total = 0;
+    for (double w : weight) total += w;
+    int n = Math.max(1, Math.min(numTasks, keys.size()));
+    List<List<Object>> ranges = cut ? packed(keys, weight, n) : contiguous(keys, weight, total, n);
     List<List<Unit>> tasks = new ArrayList<>();
     for (List<Object> range : ranges) {
       List<Unit> units = new ArrayList<>();
       List<Object> unit = new ArrayList<>();
       int lastR = -1;
       for (Object k : range) {
+        if (k instanceof Unit) {
+          if (!unit.isEmpty()) units.add(unit(l, r, unit));
+          unit = new ArrayList<>();
+          lastR = -1;
+          units.add((Unit) k);
+          continue;
+        }
         KeyRuns rk = r.keys.get(k);
         int rp = rk == null ? -1 : rk.position;
         if (!unit.isEmpty() && (keyUnits || rp >= 0 && rp < lastR)) {
@@ -249,6 +329,59 @@ public final class MergePlan implements Serializable {
     return new MergePlan(out, l.rows, r.rows, l.groups.size(), r.groups.size());
   }
 
+  /** The items cut into n runs of about equal weight, at the boundary nearest each quantile. */
+  private static List<List<Object>> contiguous(List<Object> keys, List<Double> weight,
+      double total, int n) {
+    List<List<Object>> ranges = new ArrayList<>();
+    List<Object> cur = new ArrayList<>();
+    double acc = 0;
+    int made = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      double w = weight.get(i);
+      double target = total * (made + 1) / n;
+      if (!cur.isEmpty() && made < n - 1 && acc + w / 2 > target) {
+        ranges.add(cur);
+        cur = new ArrayList<>();
+        made++;
+      }
+      cur.add(keys.get(i));
+      acc += w;
+    }
+    if (!cur.isEmpty() || ranges.isEmpty()) ranges.add(cur);
+    return ranges;
+  }
+
+  /**
+   * The items packed into n tasks, heaviest first into the lightest task (ranges of a key are
+   * near a task's share each, so runs of items would put two in one task and one in the next);
+   * each task's items in their order.
+   */
+  private static List<List<Object>> packed(List<Object> keys, List<Double> weight, int n) {
+    Integer[] order = new Integer[keys.size()];
+    for (int i = 0; i < order.length; i++) order[i] = i;
+    java.util.Arrays.sort(order, (a, b) -> Double.compare(weight.get(b), weight.get(a)));
+    double[] load = new double[n];
+    List<List<Integer>> member = new ArrayList<>();
+    for (int t = 0; t < n; t++) member.add(new ArrayList<>());
+    for (int i : order) {
+      int best = 0;
+      for (int t = 1; t < n; t++) {
+        if (load[t] < load[best]) best = t;
+      }
+      load[best] += weight.get(i);
+      member.get(best).add(i);
+    }
+    List<List<Object>> out = new ArrayList<>();
+    for (List<Integer> m : member) {
+      if (m.isEmpty()) continue;
+      java.util.Collections.sort(m);
+      List<Object> task = new ArrayList<>();
+      for (int i : m) task.add(keys.get(i));
+      out.add(task);
+    }
+    return out;
+  }
+
   private static Unit unit(Side l, Side r, List<Object> keys) {
     List<Integer> lg = new ArrayList<>();
     List<Integer> rg = new ArrayList<>();
@@ -268,7 +401,7 @@ public final class MergePlan implements Serializable {
   }
 
   /** The byte ranges that select exactly these row groups (contiguous ones merged). */
-  private static PartitionedFile[] ranges(Side s, List<Integer> groups) {
+  static PartitionedFile[] ranges(Side s, List<Integer> groups) {
     int[] gs = groups.stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
     List<PartitionedFile> out = new ArrayList<>();
     int i = 0;
@@ -316,7 +449,9 @@ public final class MergePlan implements Serializable {
     for (Unit[] t : tasks) {
       sb.append("\n task:");
       for (Unit u : t) {
-        sb.append(" [").append(u.nullKeys ? "NULL" : Arrays.toString(u.keys)).append(" L")
+        sb.append(" [").append(u.nullKeys ? "NULL" : Arrays.toString(u.keys));
+        if (u.range != null) sb.append(" from ").append(u.range.from).append(" to ").append(u.range.to);
+        sb.append(" L")
             .append(u.left.length).append(" R").append(u.right.length).append(']');
       }
     }

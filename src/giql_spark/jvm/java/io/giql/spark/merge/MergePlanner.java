@@ -150,13 +150,16 @@ public final class MergePlanner {
     MergePlan.Side lside = null;
     MergePlan.Side rside = null;
     String firstWhy = null;
+    // what cuts a chromosome into ranges: each row group's bounds of the sweep positions
+    Bounds lb = keyUnits ? null : bounds(ls, llo, lhi);
+    Bounds rb = keyUnits ? null : bounds(rs, rlo, rhi);
     for (int i = 0; i < hl.size() && k < 0; i++) {
       if (!keyType(hl.get(i).dataType())) continue;
       String a = column(ls, hl.get(i));
       String b = column(rs, hr.get(i));
       if (a == null || b == null) continue;
-      lside = layout(ls, a, positions(ls, llo), cs, "left", why);
-      rside = lside == null ? null : layout(rs, b, positions(rs, rlo), cs, "right", why);
+      lside = layout(ls, a, positions(ls, llo), lb, cs, "left", why);
+      rside = lside == null ? null : layout(rs, b, positions(rs, rlo), rb, cs, "right", why);
       if (lside != null && rside != null) {
         k = i;
       } else if (firstWhy == null) {
@@ -184,10 +187,24 @@ public final class MergePlanner {
       Expression eq = new EqualTo(hl.get(i), hr.get(i));
       res = res == null ? eq : new And(res, eq);
     }
+    if (lb != null) {
+      Expression key = hl.get(k);
+      lside.shared = new SharedBounds(lside, () -> MergeIntervalJoinExec.spec(ls, "left", key,
+          llo, lhi), sql(ls.filters) + used(ls.project, key, llo, lhi) + key.sql() + llo.sql()
+          + lhi.sql());
+    }
+    if (rb != null) {
+      Expression key = hr.get(k);
+      rside.shared = new SharedBounds(rside, () -> MergeIntervalJoinExec.spec(rs, "right", key,
+          rlo, rhi), sql(rs.filters) + used(rs.project, key, rlo, rhi) + key.sql() + rlo.sql()
+          + rhi.sql());
+    }
     boolean leftKeysOnly = j.joinType() == LeftOuter$.MODULE$ || j.joinType() == LeftAnti$.MODULE$;
     SparkSession session = ls.relation.sparkSession();
+    // as many tasks as the cluster has cores (the cost model's spark.giql.cores, when set)
     int tasks = Integer.parseInt(conf.getConfString("spark.giql.merge.tasks",
-        String.valueOf(session.sparkContext().defaultParallelism())));
+        conf.getConfString("spark.giql.cores",
+            String.valueOf(session.sparkContext().defaultParallelism()))));
     MergePlan plan = MergePlan.build(lside, rside, leftKeysOnly, Math.max(1, tasks), keyUnits);
     why[0] = null;
     return new MergeIntervalJoinExec(ls, rs, j.joinType(), hl.get(k), hr.get(k), llo, lhi, rlo,
@@ -505,11 +522,13 @@ public final class MergePlanner {
    * (without one, no position is checked in the footers); null with why when none does.
    */
   static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, List<String> posCols,
-      boolean caseSensitive, String name, String[] why) {
-    if (posCols.isEmpty()) return layout(s, keyCol, (String) null, caseSensitive, name, why);
+      Bounds bounds, boolean caseSensitive, String name, String[] why) {
+    if (posCols.isEmpty()) {
+      return layout(s, keyCol, (String) null, bounds, caseSensitive, name, why);
+    }
     String first = null;
     for (String p : posCols) {
-      MergePlan.Side found = layout(s, keyCol, p, caseSensitive, name, why);
+      MergePlan.Side found = layout(s, keyCol, p, bounds, caseSensitive, name, why);
       if (found != null) return found;
       if (first == null) first = why[0];
     }
@@ -518,7 +537,8 @@ public final class MergePlanner {
   }
 
   static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, String posCol,
-      boolean caseSensitive, String name, String[] why) {
+      Bounds bounds, boolean caseSensitive, String name, String[] why) {
+    String[] boundCols = bounds == null ? new String[0] : bounds.columns;
     HadoopFsRelation rel = s.relation;
     Configuration conf = HadoopConf.of(rel);
     List<ParquetLayout> layouts = new ArrayList<>();
@@ -527,13 +547,59 @@ public final class MergePlanner {
           Scala.seqOf()))) {
         for (FileStatusWithMetadata f : Scala.list(d.files())) {
           FileStatus st = f.fileStatus();
-          layouts.add(ParquetLayout.of(conf, st, keyCol, posCol, caseSensitive));
+          layouts.add(ParquetLayout.of(conf, st, keyCol, posCol, boundCols, caseSensitive));
         }
       }
     } catch (IOException | RuntimeException e) {
       why[0] = name + " side: could not read the Parquet footers (" + e + ")";
       return null;
     }
-    return MergePlan.side(layouts, name, why);
+    MergePlan.Side side = MergePlan.side(layouts, name, why);
+    if (side != null && bounds != null) side.bound(bounds);
+    return side;
+  }
+
+  /**
+   * The bounds of the side's sweep positions from its footers, or null when lo or hi is not
+   * arithmetic over its columns.
+   */
+  static Bounds bounds(MergeIntervalJoinExec.Side s, Expression lo, Expression hi) {
+    Expression l = overScanAll(s, lo);
+    Expression h = overScanAll(s, hi);
+    if (l == null || h == null) return null;
+    List<AttributeReference> attrs = new ArrayList<>();
+    for (Attribute a : Scala.list(s.scanAttrs)) {
+      if (!(a instanceof AttributeReference)) return null;
+      attrs.add((AttributeReference) a);
+    }
+    String[] names = new String[attrs.size()];
+    for (int i = 0; i < names.length; i++) names[i] = s.requiredSchema.fields()[i].name();
+    return Bounds.of(l, h, attrs, names);
+  }
+
+  /** {@code e} over the side's output as an expression over the columns read, or null. */
+  static Expression overScanAll(MergeIntervalJoinExec.Side s, Expression e) {
+    java.util.Map<ExprId, Expression> defs = new java.util.HashMap<>();
+    for (NamedExpression p : Scala.list(s.project)) defs.put(p.exprId(), plain((Expression) p));
+    boolean[] missing = {false};
+    Expression out = e.transformUp(
+        new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
+          @Override
+          public boolean isDefinedAt(Expression x) {
+            return x instanceof Attribute || x instanceof Alias
+                || x instanceof org.apache.spark.sql.catalyst.expressions.GetStructField;
+          }
+
+          @Override
+          public Expression apply(Expression x) {
+            if (x instanceof Attribute) {
+              Expression d = defs.get(((Attribute) x).exprId());
+              if (d == null) missing[0] = true;
+              return d == null ? x : d;
+            }
+            return plain(x);
+          }
+        });
+    return missing[0] ? null : plain(out);
   }
 }

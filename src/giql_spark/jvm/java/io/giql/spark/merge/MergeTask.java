@@ -109,6 +109,7 @@ final class MergeTask extends JoinIterator implements SweepOutput {
       curL = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, true,
           job.slack, lean ? leanCols(0) : null, lean ? leanInt(0) : null);
       if (leanRight && !lean) curL.withResidualValues(leanCols(0), leanInt(0));
+      if (unit.range != null) curL.withRange(unit.range);
       curR = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0] : unit.right,
           ranks, false, false, true, job.slack, leanRight ? leanCols(1) : null,
           leanRight ? leanInt(1) : null);
@@ -144,6 +145,7 @@ final class MergeTask extends JoinIterator implements SweepOutput {
     try {
       FileStream l = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, false,
           0);
+      if (unit.range != null) l.withRange(unit.range);
       FileStream r = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0]
           : unit.right, ranks, false, false, false, 0);
       RowStream sl = new SortedStream(l, job.left);

@@ -54,6 +54,12 @@ final class ParquetLayout implements Serializable {
     final boolean hasPos;
     final long posMin;
     final long posMax;
+    /** Min/max of each bound column ({@link Bounds#columns}); null without bound columns. */
+    long[] colMin;
+    long[] colMax;
+    boolean[] colKnown;
+    /** The bound column is NULL in every row of the group. */
+    boolean[] colAllNull;
 
     RowGroup(long start, long length, long rows, Object[] keys, long nullKeys, boolean hasPos,
         long posMin, long posMax) {
@@ -99,12 +105,13 @@ final class ParquetLayout implements Serializable {
 
   /** The layout of {@code file} for {@code keyColumn} (and {@code posColumn}, may be null). */
   static ParquetLayout of(Configuration conf, FileStatus file, String keyColumn,
-      String posColumn, boolean caseSensitive) throws IOException {
+      String posColumn, String[] boundColumns, boolean caseSensitive) throws IOException {
     String id = file.getPath() + "|" + file.getLen() + "|" + file.getModificationTime() + "|"
-        + keyColumn + "|" + posColumn + "|" + caseSensitive;
+        + keyColumn + "|" + posColumn + "|" + String.join(",", boundColumns) + "|"
+        + caseSensitive;
     ParquetLayout hit = CACHE.get(id);
     if (hit != null) return hit;
-    ParquetLayout l = read(conf, file, keyColumn, posColumn, caseSensitive);
+    ParquetLayout l = read(conf, file, keyColumn, posColumn, boundColumns, caseSensitive);
     if (CACHE.size() > MAX_CACHE) CACHE.clear();
     CACHE.put(id, l);
     return l;
@@ -126,7 +133,7 @@ final class ParquetLayout implements Serializable {
   }
 
   private static ParquetLayout read(Configuration conf, FileStatus file, String keyColumn,
-      String posColumn, boolean caseSensitive) throws IOException {
+      String posColumn, String[] boundColumns, boolean caseSensitive) throws IOException {
     String path = file.getPath().toString();
     try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromStatus(file, conf))) {
       MessageType schema = r.getFooter().getFileMetaData().getSchema();
@@ -149,6 +156,10 @@ final class ParquetLayout implements Serializable {
             && pt != PrimitiveType.PrimitiveTypeName.INT64) {
           pos = null;
         }
+      }
+      ColumnDescriptor[] bound = new ColumnDescriptor[boundColumns.length];
+      for (int i = 0; i < bound.length; i++) {
+        bound[i] = column(schema, boundColumns[i], caseSensitive);
       }
       List<BlockMetaData> blocks = r.getRowGroups();
       List<RowGroup> out = new ArrayList<>();
@@ -182,8 +193,26 @@ final class ParquetLayout implements Serializable {
             pmax = ((Number) ps.genericGetMax()).longValue();
           }
         }
-        out.add(new RowGroup(b.getStartingPos(), b.getCompressedSize(), rows, keys, nulls, hasPos,
-            pmin, pmax));
+        RowGroup g = new RowGroup(b.getStartingPos(), b.getCompressedSize(), rows, keys, nulls,
+            hasPos, pmin, pmax);
+        if (bound.length > 0) {
+          g.colMin = new long[bound.length];
+          g.colMax = new long[bound.length];
+          g.colKnown = new boolean[bound.length];
+          g.colAllNull = new boolean[bound.length];
+          for (int i = 0; i < bound.length; i++) {
+            ColumnChunkMetaData c = bound[i] == null ? null : chunk(b, bound[i]);
+            Statistics<?> st = c == null ? null : c.getStatistics();
+            if (st != null && st.hasNonNullValue() && st.genericGetMin() instanceof Number) {
+              g.colKnown[i] = true;
+              g.colMin[i] = ((Number) st.genericGetMin()).longValue();
+              g.colMax[i] = ((Number) st.genericGetMax()).longValue();
+            } else if (st != null && !st.isEmpty() && st.getNumNulls() == rows) {
+              g.colAllNull[i] = true;
+            }
+          }
+        }
+        out.add(g);
       }
       return new ParquetLayout(path, file.getLen(), file.getModificationTime(),
           out.toArray(new RowGroup[0]), null);

@@ -1,0 +1,184 @@
+package io.giql.spark.merge;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.spark.sql.catalyst.expressions.Add;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.CaseWhen;
+import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.Coalesce;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Greatest;
+import org.apache.spark.sql.catalyst.expressions.If;
+import org.apache.spark.sql.catalyst.expressions.Least;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.Subtract;
+import org.apache.spark.sql.types.ByteType$;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.IntegerType$;
+import org.apache.spark.sql.types.LongType$;
+import org.apache.spark.sql.types.ShortType$;
+
+import io.giql.spark.compat.Scala;
+
+/**
+ * Bounds of a side's sweep positions over one row group, from the footers' min/max of the
+ * columns its lo and hi read (interval arithmetic over the expressions): the least lo and the
+ * greatest lo and hi any row of the group can have. A range of a chromosome reads the row groups
+ * whose bounds reach it, so these must hold for every row; an expression the arithmetic does not
+ * know gives no bounds (the chromosome is then not cut).
+ */
+final class Bounds {
+  private final Expression lo;
+  private final Expression hi;
+  /** The columns lo and hi read, by name; {@link ParquetLayout} keeps their min/max. */
+  final String[] columns;
+
+  private Bounds(Expression lo, Expression hi, String[] columns) {
+    this.lo = lo;
+    this.hi = hi;
+    this.columns = columns;
+  }
+
+  /**
+   * {@code lo} and {@code hi} over the scan's columns ({@code names[i]} the name of
+   * {@code attrs[i]}); null when they read anything but those columns.
+   */
+  static Bounds of(Expression lo, Expression hi, List<AttributeReference> attrs, String[] names) {
+    List<String> cols = new ArrayList<>();
+    for (Expression e : new Expression[] {lo, hi}) {
+      for (Object a : Scala.list(e.references().toSeq())) {
+        int i = attrs.indexOf(a);
+        if (i < 0) return null;
+        if (!cols.contains(names[i])) cols.add(names[i]);
+      }
+    }
+    Expression l = named(lo, attrs, names);
+    Expression h = named(hi, attrs, names);
+    return new Bounds(l, h, cols.toArray(new String[0]));
+  }
+
+  /** The expression with each column as an attribute named by its relation column. */
+  private static Expression named(Expression e, List<AttributeReference> attrs, String[] names) {
+    return e.transformUp(new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
+      @Override
+      public boolean isDefinedAt(Expression x) {
+        return x instanceof AttributeReference && attrs.contains(x);
+      }
+
+      @Override
+      public Expression apply(Expression x) {
+        return ((AttributeReference) x).withName(names[attrs.indexOf(x)]);
+      }
+    });
+  }
+
+  /**
+   * {least lo, greatest lo, greatest hi} of a sweep row ({@code lo = min(lo, hi)},
+   * {@code hi = max(lo, hi)}) over a row group, or null when unknown.
+   */
+  long[] group(ParquetLayout.RowGroup g) {
+    if (g.colMin == null) return null;
+    long[] a = eval(lo, g);
+    long[] b = eval(hi, g);
+    if (a == null || b == null) return null;
+    if (a == NONE || b == NONE) return EMPTY;
+    return new long[] {Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[1], b[1])};
+  }
+
+  /** {@link #group} of a row group whose rows all have NULL bounds (they match nothing). */
+  static final long[] EMPTY = {Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE};
+
+  static boolean empty(long[] b) {
+    return b == EMPTY;
+  }
+
+  /** An expression that is NULL in every row of the group. */
+  private static final long[] NONE = new long[0];
+
+  private long[] column(String name, ParquetLayout.RowGroup g) {
+    for (int i = 0; i < columns.length; i++) {
+      if (columns[i].equals(name)) {
+        if (g.colAllNull[i]) return NONE;
+        return g.colKnown[i] ? new long[] {g.colMin[i], g.colMax[i]} : null;
+      }
+    }
+    return null;
+  }
+
+  private static boolean integral(DataType t) {
+    return t == LongType$.MODULE$ || t == IntegerType$.MODULE$ || t == ShortType$.MODULE$
+        || t == ByteType$.MODULE$;
+  }
+
+  /** [min, max] of {@code e}'s non-NULL values over the group, or null. */
+  private long[] eval(Expression e, ParquetLayout.RowGroup g) {
+    if (!integral(e.dataType())) return null;
+    try {
+      if (e instanceof AttributeReference) return column(((AttributeReference) e).name(), g);
+      if (e instanceof Literal) {
+        Object v = ((Literal) e).value();
+        if (v == null) return null;
+        long x = ((Number) v).longValue();
+        return new long[] {x, x};
+      }
+      if (e instanceof Cast) {
+        Expression c = ((Cast) e).child();
+        long[] b = eval(c, g);
+        if (b == null || b == NONE) return b;
+        DataType t = e.dataType();
+        // a narrowing cast can wrap: its bounds hold only when the child's fit
+        if (t == IntegerType$.MODULE$ && (b[0] < Integer.MIN_VALUE || b[1] > Integer.MAX_VALUE)) {
+          return null;
+        }
+        if (t == ShortType$.MODULE$ || t == ByteType$.MODULE$) return null;
+        return b;
+      }
+      if (e instanceof Add || e instanceof Subtract) {
+        long[] a = eval(e.children().apply(0), g);
+        long[] b = eval(e.children().apply(1), g);
+        if (a == null || b == null) return null;
+        if (a == NONE || b == NONE) return NONE; // NULL in, NULL out
+        long[] r = e instanceof Add
+            ? new long[] {Math.addExact(a[0], b[0]), Math.addExact(a[1], b[1])}
+            : new long[] {Math.subtractExact(a[0], b[1]), Math.subtractExact(a[1], b[0])};
+        // an int result wraps where a long one would not
+        if (e.dataType() != LongType$.MODULE$
+            && (r[0] < Integer.MIN_VALUE || r[1] > Integer.MAX_VALUE)) {
+          return null;
+        }
+        return r;
+      }
+      List<Expression> terms = null;
+      if (e instanceof Least || e instanceof Greatest || e instanceof Coalesce) {
+        terms = Scala.list(e.children());
+      } else if (e instanceof If) {
+        terms = List.of(((If) e).trueValue(), ((If) e).falseValue());
+      } else if (e instanceof CaseWhen) {
+        CaseWhen cw = (CaseWhen) e;
+        terms = new ArrayList<>();
+        for (scala.Tuple2<Expression, Expression> b : Scala.list(cw.branches())) terms.add(b._2());
+        if (cw.elseValue().isDefined()) terms.add(cw.elseValue().get());
+      }
+      if (terms == null) return null;
+      // any term's value (a NULL term skipped): the hull of the terms' bounds; a NULL literal
+      // contributes no value
+      long mn = Long.MAX_VALUE;
+      long mx = Long.MIN_VALUE;
+      boolean any = false;
+      for (Expression t : terms) {
+        if (t instanceof Literal && ((Literal) t).value() == null) continue;
+        long[] b = eval(t, g);
+        if (b == null) return null;
+        if (b == NONE) continue;
+        mn = Math.min(mn, b[0]);
+        mx = Math.max(mx, b[1]);
+        any = true;
+      }
+      return any ? new long[] {mn, mx} : NONE;
+    } catch (ArithmeticException overflow) {
+      return null;
+    }
+  }
+}

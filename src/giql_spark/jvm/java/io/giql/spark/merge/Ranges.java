@@ -1,0 +1,206 @@
+package io.giql.spark.merge;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+
+/**
+ * Cuts one key (a chromosome) of a merge join into ranges of positions, so that no task holds a
+ * whole busy chromosome.
+ *
+ * <p>The key's left rows are split by their sweep lo: range {@code j} keeps those with lo in
+ * [{@code c_j}, {@code c_j+1}) (the first from the least long, the last to the greatest), so each
+ * left row is in exactly one range and each pair, found by its left row's range, is returned once:
+ * no duplicate to remove and no shuffle. A range reads the key's left row groups whose footer
+ * bounds reach its positions, and the right row groups whose bounds can meet the left rows it
+ * keeps (a long interval's row group is read by every range it reaches). A left row that can
+ * match nothing (NULL bounds) belongs to the first range that reads its row group. The cuts are
+ * quantiles of the rows of both sides, each row group's rows taken as spread evenly between its
+ * bounds.
+ *
+ * <p>Bounds are footer min/max put through the lo and hi expressions ({@link Bounds}): they hold
+ * whether or not the rows are sorted, so a range never misses a row. A row group shared with other
+ * keys has footer bounds as wide as all its keys' (a chromosome's last rows and the next one's
+ * first), which would send it, and every right row group up to the end of the chromosome, to
+ * every range: the key's own bounds in such a group are read from its rows when the plan is made
+ * (at most two row groups a side per key cut; cached).
+ */
+final class Ranges {
+  private Ranges() {}
+
+  /** Points each row group's rows are spread over for the quantiles. */
+  private static final int POINTS = 8;
+  /** At most this many ranges per left row group of the key (each range reads whole groups). */
+  private static final int PER_GROUP = 4;
+
+  /**
+   * Key {@code k} as ranges of about {@code per} rows (both sides) each, the last one what is
+   * left over, as units; null when it is not cut.
+   */
+  static List<MergePlan.Unit> cut(MergePlan.Side l, MergePlan.Side r, Object k, double per) {
+    MergePlan.KeyRuns lk = l.keys.get(k);
+    MergePlan.KeyRuns rk = r.keys.get(k);
+    if (l.bounds == null || lk == null || rk != null && r.bounds == null) return null;
+    List<Integer> lg = lk.groups;
+    List<Integer> rg = rk == null ? List.of() : rk.groups;
+    int most = PER_GROUP * lg.size();
+    if (most < 2) return null;
+    // every row group must have bounds, or a range could miss its rows
+    // the key's own bounds per row group (of both sides, in run order)
+    long[][] lb = new long[lg.size()][];
+    long[][] rb = new long[rg.size()][];
+    for (int i = 0; i < lb.length; i++) {
+      lb[i] = l.bounds(lg.get(i), k);
+      if (bad(lb[i])) return null;
+    }
+    for (int i = 0; i < rb.length; i++) {
+      rb[i] = r.bounds(rg.get(i), k);
+      if (bad(rb[i])) return null;
+    }
+    long[] cuts = cuts(l, r, lg, rg, lb, rb, per, most);
+    if (cuts.length == 0) return null;
+    List<MergePlan.Unit> out = new ArrayList<>();
+    boolean[] owned = new boolean[lg.size()];
+    for (int j = 0; j <= cuts.length; j++) {
+      long from = j == 0 ? Long.MIN_VALUE : cuts[j - 1];
+      long to = j == cuts.length ? Long.MAX_VALUE : cuts[j];
+      List<Integer> left = new ArrayList<>();
+      List<Boolean> ownsNull = new ArrayList<>();
+      long least = Long.MAX_VALUE;
+      long greatest = Long.MIN_VALUE;
+      double leftRows = 0;
+      double read = 0;
+      for (int i = 0; i < lg.size(); i++) {
+        int g = lg.get(i);
+        long[] b = lb[i];
+        // the group holds a lo in [from, to) only if its bounds reach the range; one whose rows
+        // all have NULL bounds is the first range's
+        if (Bounds.empty(b) ? j > 0 : b[0] >= to || b[1] < from) continue;
+        left.add(g);
+        ownsNull.add(!owned[i]);
+        owned[i] = true;
+        if (Bounds.empty(b)) continue;
+        least = Math.min(least, Math.max(b[0], from));
+        greatest = Math.max(greatest, b[2]);
+        leftRows += share(l, g, b, from, to);
+        read += rowsOf(l, g);
+      }
+      if (left.isEmpty()) continue;
+      List<Integer> right = new ArrayList<>();
+      double rightRows = 0;
+      for (int i = 0; i < rg.size(); i++) {
+        int g = rg.get(i);
+        long[] b = rb[i];
+        if (Bounds.empty(b)) continue;
+        // a right row meets a kept left row only if its lo <= the left's greatest hi and its hi
+        // >= the left's least lo (one either way for closed or half-open ends)
+        if (b[0] > sat(greatest, 1) || b[2] < sat(least, -1)) continue;
+        right.add(g);
+        rightRows += rowsOf(r, g);
+      }
+      boolean[] owns = new boolean[left.size()];
+      for (int i = 0; i < owns.length; i++) owns[i] = ownsNull.get(i);
+      // a task's work: the rows the range keeps, and half as much again for each row it reads
+      // and drops (a row group only partly its own is read whole)
+      out.add(new MergePlan.Unit(new Object[] {k}, each(l, left), MergePlan.ranges(r, right),
+          false, (long) leftRows, (long) rightRows, new MergePlan.Range(from, to, owns,
+              leftRows + rightRows + Math.max(0, read - leftRows) * DROPPED)));
+    }
+    // a group no range reads would lose rows: bounds always reach some range, but be sure
+    for (boolean o : owned) {
+      if (!o) return null;
+    }
+    return out.size() < 2 ? null : out;
+  }
+
+  private static boolean bad(long[] b) {
+    return b == null || !Bounds.empty(b) && (b[0] > b[1] || b[1] > b[2]);
+  }
+
+  private static long sat(long x, long d) {
+    long y = x + d;
+    return ((x ^ y) & (d ^ y)) < 0 ? (d > 0 ? Long.MAX_VALUE : Long.MIN_VALUE) : y;
+  }
+
+  /** What a row read and dropped costs against a row kept and swept (measured on 10M rows). */
+  private static final double DROPPED = 0.5;
+
+  private static double rowsOf(MergePlan.Side s, int g) {
+    return s.group(g).nonNullRows() / (double) s.group(g).keys.length;
+  }
+
+  /** The key's rows of group {@code g} with lo in [from, to), as if spread evenly. */
+  private static double share(MergePlan.Side s, int g, long[] b, long from, long to) {
+    double rows = s.group(g).nonNullRows() / (double) s.group(g).keys.length;
+    if (b[1] == b[0]) return rows;
+    double a = Math.max((double) from, b[0]);
+    double z = Math.min((double) to, (double) b[1] + 1);
+    return rows * Math.max(0, z - a) / ((double) b[1] + 1 - b[0]);
+  }
+
+  /**
+   * Increasing cut positions every {@code per} rows of both sides (fewer and wider when that
+   * makes more than {@code most} ranges); a last range of less than a quarter of {@code per}
+   * joins the one before.
+   */
+  private static long[] cuts(MergePlan.Side l, MergePlan.Side r, List<Integer> lg,
+      List<Integer> rg, long[][] lb, long[][] rb, double per, int most) {
+    int n = (lg.size() + rg.size()) * POINTS;
+    long[] at = new long[n];
+    double[] w = new double[n];
+    int p = 0;
+    double total = 0;
+    for (int side = 0; side < 2; side++) {
+      MergePlan.Side s = side == 0 ? l : r;
+      List<Integer> gs = side == 0 ? lg : rg;
+      for (int i = 0; i < gs.size(); i++) {
+        int g = gs.get(i);
+        long[] b = (side == 0 ? lb : rb)[i];
+        double rows = s.group(g).nonNullRows() / (double) s.group(g).keys.length;
+        if (Bounds.empty(b)) {
+          n -= POINTS;
+          continue;
+        }
+        for (int q = 0; q < POINTS; q++) {
+          at[p] = b[0] + (long) ((q + 0.5) * ((double) b[1] - b[0]) / POINTS);
+          w[p] = rows / POINTS;
+          total += w[p];
+          p++;
+        }
+      }
+    }
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) order[i] = i;
+    Arrays.sort(order, (a, b) -> Long.compare(at[a], at[b]));
+    if (total / per > most) per = total / most;
+    // the cuts stop where what is left is under a quarter range
+    int m = (int) Math.floor(total / per + 0.75);
+    List<Long> out = new ArrayList<>();
+    double acc = 0;
+    int next = 1;
+    for (int i = 0; i < n && next < m; i++) {
+      acc += w[order[i]];
+      if (acc >= per * next) {
+        long c = at[order[i]] + 1;
+        if (out.isEmpty() || c > out.get(out.size() - 1)) out.add(c);
+        while (next < m && acc >= per * next) next++;
+      }
+    }
+    long[] cs = new long[out.size()];
+    for (int i = 0; i < cs.length; i++) cs[i] = out.get(i);
+    return cs;
+  }
+
+  /** One byte range per row group (a range owns the NULL-bound rows of some groups only). */
+  private static PartitionedFile[] each(MergePlan.Side s, List<Integer> groups) {
+    PartitionedFile[] out = new PartitionedFile[groups.size()];
+    for (int i = 0; i < out.length; i++) {
+      int[] fg = s.groups.get(groups.get(i));
+      ParquetLayout f = s.files.get(fg[0]);
+      out[i] = MergePlan.file(f, f.groups[fg[1]].start, f.groups[fg[1]].length);
+    }
+    return out;
+  }
+}
