@@ -281,9 +281,12 @@ def test_k_nearest_takes_the_cheaper_of_the_merge_and_the_broadcast():
 
 
 def test_on_a_cluster_the_plan_with_the_smallest_makespan_wins():
-    """The merge gives each task whole chromosomes, so on many cores its longest task (the
-    largest chromosome's rows) bounds it; the tiled and binned joins spread over all cores."""
-    from giql_spark.planner.cost import Cluster
+    """Each estimate on many cores is its makespan: the longest task bounds it. The merge cuts
+    a busy chromosome into ranges of positions, as finely as the files' row groups allow (a range
+    reads whole row groups), and pays for the rows its ranges read again."""
+    from dataclasses import replace
+
+    from giql_spark.planner.cost import RANGES_PER_GROUP, Cluster
 
     stats = side(100_000_000, uniform_widths()), side(100_000_000, uniform_widths(seed=1))
     chosen = {}
@@ -292,17 +295,25 @@ def test_on_a_cluster_the_plan_with_the_smallest_makespan_wins():
         chosen[cores] = choice
         assert f"at {cores} cores" in choice.reason
     assert chosen[2].strategy == "jvm_merge"
-    assert chosen[256].strategy in ("binned", "jvm_sweep")
+    merge2 = next(e for e in chosen[2].estimates if e.strategy == "jvm_merge")
+    assert merge2.tasks == 2 and merge2.longest == pytest.approx(0.5, rel=0.05)
     merge = next(e for e in chosen[256].estimates if e.strategy == "jvm_merge")
     chr1 = max(HG.values()) / sum(HG.values())
-    assert merge.longest == pytest.approx(chr1, rel=0.02) and merge.tasks == len(HG)
+    # chromosomes cut into ranges: no task holds chr1
+    assert merge.tasks > 128 and merge.longest < chr1 / 8
     assert merge.seconds >= merge.longest * merge.work  # the longest task bounds it
+    # the ranges read whole row groups again: more work than on two cores, never less
+    assert merge.work > merge2.work
     best = chosen[256].estimates[0]
-    assert best.seconds < merge.seconds and best.tasks > 64
+    assert best.tasks > 64 and best.seconds <= merge.seconds
     text = best.describe()
     assert f"{best.tasks:,} tasks" in text and "at 256 cores" in text
-    # the same work: the projection moves time, it does not change what is done
-    assert merge.work == pytest.approx(next(e for e in chosen[2].estimates if e.strategy == "jvm_merge").work)
+    # one row group per side: at most RANGES_PER_GROUP ranges of a chromosome, so chr1's
+    # ranges bound the merge again
+    coarse = [replace(s, row_groups=1) for s in stats]
+    one = choose(node(), {"_cluster": Cluster(256)}, *coarse, DEFAULT, {})
+    m1 = next(e for e in one.estimates if e.strategy == "jvm_merge")
+    assert m1.longest >= chr1 / RANGES_PER_GROUP * 0.9
 
 
 def test_the_cores_come_from_the_session_or_its_option(spark):

@@ -125,6 +125,9 @@ class Shape:
     per_row: bool = False
     #: The statement only counts the join's rows (see the module's notes).
     count_only: bool = False
+    #: Rows per Parquet row group of each side, where the footers say.
+    left_group_rows: float | None = None
+    right_group_rows: float | None = None
 
     @cached_property
     def _means(self) -> dict:
@@ -204,11 +207,14 @@ def layout(est: Estimate, sh: Shape, cl: Cluster) -> tuple[int, float]:
     name, p = est.strategy, est.params
     both = sh.n_left + sh.n_right
     bpr = (sh.left_bytes_per_row + sh.right_bytes_per_row) / 2
-    if name == "jvm_merge":
-        # spark.giql.merge.tasks (Spark's default parallelism) tasks of whole chromosomes
+    if name == "jvm_merge" and "k" in p:
+        # a k-nearest merge indexes a key's right rows in one task: whole chromosomes
         chrom_rows = sh.chrom_left + sh.chrom_right
         tasks = int(max(1, min(cl.cores, len(chrom_rows))))
         return tasks, max(1.0 / tasks, float(chrom_rows.max() / max(chrom_rows.sum(), 1.0)))
+    if name == "jvm_merge":
+        tasks, longest, _ = merge_ranges(sh, cl)
+        return tasks, longest
     if name in ("broadcast", "jvm_broadcast"):
         probe = sh.n_left if p.get("build", "right") == "right" else sh.n_right
         tasks = _split_tasks(probe, bpr, cl)
@@ -223,6 +229,35 @@ def layout(est: Estimate, sh: Shape, cl: Cluster) -> tuple[int, float]:
     return tasks, max(1.0 / tasks, _densest(sh, size))
 
 
+#: As the merge join's planner (``merge/Ranges.java``): a chromosome heavier than 1.25 tasks' share
+#: is cut into ranges of a share each, at most this many per left row group it spans.
+RANGES_PER_GROUP = 4
+
+
+def merge_ranges(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
+    """The merge join's tasks on ``cl`` (one per core, ``spark.giql.merge.tasks``), the longest
+    one's share of the work, and the rows its ranges read again: a busy chromosome is cut into
+    ranges of positions, each of which reads whole row groups (about one more a side than its
+    own rows fill)."""
+    rows = sh.chrom_left + sh.chrom_right
+    total = max(float(rows.sum()), 1.0)
+    cores = max(1, cl.cores)
+    share = total / cores
+    group = sh.left_group_rows or sh.right_group_rows or DEFAULT_GROUP_ROWS
+    cap = RANGES_PER_GROUP * np.maximum(1.0, np.ceil(sh.chrom_left / group))
+    pieces = np.where(rows > 1.25 * share, np.minimum(np.ceil(rows / share), cap), 1.0) if cores > 1 \
+        else np.ones_like(rows)
+    tasks = int(max(1, min(cores, pieces.sum())))
+    longest = max(1.0 / tasks, float((rows / pieces).max() / total))
+    groups_rows = (sh.left_group_rows or group) + (sh.right_group_rows or group)
+    reread = float(pieces[pieces > 1].sum()) * groups_rows / 2
+    return tasks, longest, reread
+
+
+#: Rows per row group assumed where the footers were not read (pyarrow's default).
+DEFAULT_GROUP_ROWS = 1024 * 1024
+
+
 def project(est: Estimate, sh: Shape, c: dict, cl: Cluster) -> Estimate:
     """``est`` as its makespan on ``cl`` (see the module's notes); a refused one as it is."""
     if est.refused:
@@ -232,6 +267,9 @@ def project(est: Estimate, sh: Shape, c: dict, cl: Cluster) -> Estimate:
     serial = scale * sum(v for k, v in est.terms.items() if k in SERIAL_TERMS)
     work = scale * sum(v for k, v in est.terms.items() if k not in SERIAL_TERMS) * c["calibration_cores"]
     tasks, longest = layout(est, sh, cl)
+    if est.strategy == "jvm_merge" and "k" not in est.params:
+        # the rows the ranges read again are work, not a serial term
+        work += c["jvm_merge_row"] * merge_ranges(sh, cl)[2] * c["calibration_cores"] * scale
     waves = math.ceil(tasks / max(1, cl.cores))
     est.seconds = serial + c["task_overhead"] * waves + max(longest * work, work / max(1, cl.cores))
     est.tasks, est.longest, est.cores, est.work = tasks, longest, cl.cores, work
@@ -276,7 +314,9 @@ def shape(left: SideStats, right: SideStats, constants: dict, per_row: bool = Fa
     return Shape(nl, nr, *per_chrom,
                  left.widths.sample if left.widths is not None else empty,
                  right.widths.sample if right.widths is not None else empty,
-                 per_row(left, nl), per_row(right, nr), per_row=per_row_result, count_only=count_only)
+                 per_row(left, nl), per_row(right, nr), per_row=per_row_result, count_only=count_only,
+                 left_group_rows=nl / left.row_groups if left.row_groups else None,
+                 right_group_rows=nr / right.row_groups if right.row_groups else None)
 
 
 def binned(sh: Shape, c: dict, size: int) -> Estimate:

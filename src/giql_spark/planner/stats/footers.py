@@ -106,7 +106,8 @@ def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats |
     source = f"Parquet footers: {len(files)} file(s), {len(groups)} row group(s)"
     null_free = _null_free(metas, [c for c in fi.columns if c != fi.chrom])
     if not sample or not groups:
-        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source, null_free=null_free)
+        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source, null_free=null_free,
+                         row_groups=len(groups))
     picked = sorted({groups[round(k * (len(groups) - 1) / max(1, SAMPLE_GROUPS - 1))]
                      for k in range(min(SAMPLE_GROUPS, len(groups)))})
     per_group = max(1, min(GROUP_ROWS, SAMPLE_ROWS // len(picked)))
@@ -127,13 +128,14 @@ def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats |
         ordered = ordered and in_order(c, s)
         parts.append((c, s, e))
     if not parts:  # only empty row groups
-        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source, null_free=null_free)
+        return SideStats(None, tier=1, rows=rows, sorted=declared, source=source, null_free=null_free,
+                         row_groups=len(groups))
     c, s, e = (pa.chunked_array([p[k] for p in parts]) for k in range(3))
     sampled = len(c)
     source = f"{source}; sampled {sampled:,} rows from {len(picked)} row group(s)"
     stats = from_sample(None, rows, c, s, e, tier=2, source=source,
                         sorted_=declared if declared is not None else ordered)
-    stats = replace(stats, null_free=null_free)
+    stats = replace(stats, null_free=null_free, row_groups=len(groups))
     if sampled < rows and fi.chrom and fi.end_col:
         # Files are often clustered by chromosome, so a few blocks of rows say
         # little about the others: count chromosomes over every row group

@@ -120,6 +120,9 @@ class SideStats:
     null_free: bool | None = None
     #: Facts that could not be had, each with why (for EXPLAIN).
     notes: tuple[str, ...] = ()
+    #: Row groups of the side's Parquet files (the merge join reads whole row
+    #: groups, so they bound how finely it can cut a chromosome).
+    row_groups: int | None = None
 
     def describe(self) -> str:
         if self.size_bytes is None and self.rows is None:
