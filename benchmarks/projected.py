@@ -9,8 +9,9 @@ of the rows on chr1) each strategy runs the GIQL ``COUNT(*)`` of INTERSECTS forc
 untimed and once timed, in one local[2] Spark that writes its event log, with the task layout a
 cluster would get: ``spark.sql.files.maxPartitionBytes`` 4 MB (scan tasks), 128 shuffle
 partitions kept as they are (AQE coalesces partitions down to the default parallelism, 2 here,
-which a cluster of P cores would not), and ``spark.giql.merge.tasks`` 256 (the merge's finest
-cut: a chromosome per task).
+which a cluster of P cores would not). The merge plans its tasks for the cores it runs on (a
+busy chromosome cut into ranges of positions, ``spark.giql.merge.tasks`` = P), so it runs once
+per P, each run projected to its own P.
 From the log, per stage of the timed run, every task's launch-to-finish time; on P cores a
 stage takes ``max(its longest task, its tasks' total / P)``, the stages one after the other, and
 what the driver did between them (planning, a broadcast's build: the run's wall time less the
@@ -108,7 +109,7 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
     spark = gs.local_spark("local[2]", config={
         "spark.driver.memory": "12g", "spark.ui.enabled": "false",
         "spark.sql.shuffle.partitions": "128", "spark.sql.files.maxPartitionBytes": str(4 * 2**20),
-        "spark.giql.merge.tasks": "256", "spark.sql.adaptive.coalescePartitions.enabled": "false",
+        "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.eventLog.enabled": "true",
         "spark.eventLog.dir": str(log_dir), "spark.eventLog.compress": "false"})
     sc = spark.sparkContext
@@ -117,14 +118,20 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
         s = gs.Session(spark, strategy=strategy)
         s.register("l", str(left))
         s.register("r", str(right))
-        s.sql(GIQL_COUNT).collect()  # untimed
-        sc.setJobGroup(strategy, strategy)
-        t0 = time.perf_counter()
-        count = s.sql(GIQL_COUNT).collect()[0][0]
-        wall = time.perf_counter() - t0
-        sc.setLocalProperty("spark.jobGroup.id", None)
-        runs[strategy] = {"wall": wall, "count": count}
-        print(f"{profile} {strategy}: {wall:.2f} s, {count:,} pairs", flush=True)
+        # the merge cuts its work for the cores it will get: one run per P
+        for p in cores_list if strategy == "jvm_merge" else [None]:
+            group = strategy if p is None else f"{strategy}@{p}"
+            if p is not None:
+                spark.conf.set("spark.giql.merge.tasks", str(p))
+            s.sql(GIQL_COUNT).collect()  # untimed
+            sc.setJobGroup(group, group)
+            t0 = time.perf_counter()
+            count = s.sql(GIQL_COUNT).collect()[0][0]
+            wall = time.perf_counter() - t0
+            sc.setLocalProperty("spark.jobGroup.id", None)
+            runs.setdefault(strategy, {"count": count, "at": {}})["at"][group] = (p, wall)
+            print(f"{profile} {group}: {wall:.2f} s, {count:,} pairs", flush=True)
+        spark.conf.unset("spark.giql.merge.tasks")
     auto = {}
     s = gs.Session(spark)
     s.register("l", str(left))
@@ -142,12 +149,18 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
         for g, st in tasks_by_group(log).items():
             groups.setdefault(g, []).extend(st)
     for strategy, r in runs.items():
-        stages = groups.get(strategy, [])
-        r["stages"] = [{"stage": sid, "tasks": len(t), "longest": round(max(t), 3), "total": round(sum(t), 3)}
-                       for sid, t, _, _ in stages]
-        r["work"] = sum(sum(t) for _, t, _, _ in stages)
-        r["serial"] = max(0.0, r["wall"] - busy_seconds(stages))
-        r["projected"] = {p: project(stages, r["wall"], p) for p in cores_list}
+        r["projected"], r["work_at"] = {}, {}
+        for group, (at, wall) in r.pop("at").items():
+            stages = groups.get(group, [])
+            work = sum(sum(t) for _, t, _, _ in stages)
+            for p in cores_list if at is None else [at]:
+                r["projected"][p] = project(stages, wall, p)
+                r["work_at"][p] = work
+            # the table's wall, work and widest stage: the run for the most cores
+            r["wall"], r["work"] = wall, work
+            r["stages"] = [{"stage": sid, "tasks": len(t), "longest": round(max(t), 3), "total": round(sum(t), 3)}
+                           for sid, t, _, _ in stages]
+            r["serial"] = max(0.0, wall - busy_seconds(stages))
     return {"profile": profile, "left": str(left), "right": str(right), "runs": runs, "auto": auto}
 
 
@@ -158,7 +171,9 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
              "PYTHONPATH=src python benchmarks/projected.py " + " ".join(sys.argv[1:]), "```", "",
              f"Machine: 2 cores, local[2]; 1-minute load average {load[0]} at the start, {load[1]} at the end. "
              "Each strategy forced, the GIQL COUNT(*) of INTERSECTS; 4 MB scan splits, 128 shuffle "
-             "partitions not coalesced, `spark.giql.merge.tasks` 256.", ""]
+             "partitions not coalesced; the merge run once per P with `spark.giql.merge.tasks` = P "
+             "(its wall, work and widest stage below are those of the run for the most cores; each "
+             "projection uses its own run's work).", ""]
     for res in results:
         runs = res["runs"]
         counts = {r["count"] for r in runs.values()}
@@ -170,7 +185,8 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
         lines += [head, "|" + "---|" * (5 + len(cores_list))]
         for name, r in runs.items():
             widest = max(r["stages"], key=lambda s: s["tasks"]) if r["stages"] else {"tasks": 0, "longest": 0}
-            cells = " | ".join(f"{r['projected'][p]:.2f} ({r['work'] / r['projected'][p]:.1f}×)" for p in cores_list)
+            cells = " | ".join(f"{r['projected'][p]:.2f} ({r['work_at'][p] / r['projected'][p]:.1f}×)"
+                               for p in cores_list)
             lines.append(f"| {name} | {r['wall']:.2f} | {r['work']:.1f} | {r['serial']:.2f} | "
                          f"{widest['tasks']}, {widest['longest']:.2f} | {cells} |")
         cells = []
@@ -179,7 +195,7 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
             best = min(runs, key=lambda n: runs[n]["projected"][p])
             if pick in runs:
                 t = runs[pick]["projected"][p]
-                cells.append(f"{pick}: {t:.2f} ({runs[pick]['work'] / t:.1f}×), "
+                cells.append(f"{pick}: {t:.2f} ({runs[pick]['work_at'][p] / t:.1f}×), "
                              f"{t / runs[best]['projected'][p]:.2f}× the best ({best})")
             else:
                 cells.append(f"{pick} (not run)")
