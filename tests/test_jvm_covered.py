@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from giql_spark.jvm.join import band_sql
 
-from test_jvm_grouped_count import sorted_sides
+from test_jvm_grouped_count import merge_tasks, sorted_sides  # noqa: F401
 from test_jvm_merge import jspark  # noqa: F401
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -60,12 +60,13 @@ def test_bad_arguments_are_one_line(jspark):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_covered_points_per_left_row_on_the_merge_and_the_broadcast(jspark, tmp_path, seed):
+def test_covered_points_per_left_row_on_the_merge_and_the_broadcast(jspark, tmp_path, seed, merge_tasks):
     """Sorted files with NULL keys and bounds, zero-length, wide and (odd seeds) reversed rows,
     so the merge's first pass fails over to sorted copies: each left row's covered points, kept
     by the operator, equal the oracle; grouped by a chromosome (several left rows a group),
-    Spark evaluates the aggregate over the pairs, to the oracle's union."""
-    left, right = sorted_sides(jspark, tmp_path, seed)
+    Spark evaluates the aggregate over the pairs, to the oracle's union. With more tasks than
+    chromosomes, each left row is in one range of its chromosome."""
+    left, right = sorted_sides(jspark, tmp_path, seed, row_groups=(3, 5) if merge_tasks else None)
 
     def pts(a):
         out = set()
@@ -88,6 +89,8 @@ def test_covered_points_per_left_row_on_the_merge_and_the_broadcast(jspark, tmp_
             plan = df._jdf.queryExecution().executedPlan().toString()
             assert PER_ROW in plan and "Aggregate" not in plan, plan
             assert ("BroadcastIntervalJoin" if opts else "MergeIntervalJoin") in plan, plan
+            if merge_tasks and not opts:
+                assert "ranges of a key" in plan, plan
             want = Counter()
             for a in left:
                 p = pts(a)

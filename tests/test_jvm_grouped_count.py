@@ -68,33 +68,46 @@ def run_grouped(spark, join, select, group, *, residual=None, opts="", per_row=T
     return plan
 
 
-def sorted_sides(spark, tmp_path, seed):
+@pytest.fixture(params=[None, "24"], ids=["chromosomes", "ranges"])
+def merge_tasks(jspark, request):
+    """The merge's tasks: Spark's default parallelism, or more tasks than chromosomes, so that
+    chromosomes are cut into ranges of positions."""
+    if request.param:
+        jspark.conf.set("spark.giql.merge.tasks", request.param)
+    yield request.param
+    jspark.conf.unset("spark.giql.merge.tasks")
+
+
+def sorted_sides(spark, tmp_path, seed, row_groups=None):
     """Sorted files l and r (registered) with NULL keys and bounds, zero-length and wide rows,
     left rows twice; odd seeds add reversed rows, so the merge's first pass fails over.
-    Returns the rows (left, right)."""
+    ``row_groups``: (left, right) rows per row group, else drawn. Returns the rows (left, right)."""
     rnd = random.Random(seed)
     rev = 0.1 if seed % 2 else 0.0
     left = gen(seed, rnd.randrange(30, 80), reversed_rate=rev)
     left += [dict(r) for r in left[:10]]  # the same left row twice: both count
     right = gen(seed + 50, rnd.randrange(1, 80), reversed_rate=rev)
     write(tmp_path / "l", sort_rows(left, NATURAL[:5], rnd.choice(["first", "last"])),
-          row_group=rnd.choice([3, 7, 50]), files=rnd.choice([1, 2]))
-    write(tmp_path / "r", sort_rows(right, NATURAL[:5], "first"), row_group=rnd.choice([5, 50]))
+          row_group=row_groups[0] if row_groups else rnd.choice([3, 7, 50]), files=rnd.choice([1, 2]))
+    write(tmp_path / "r", sort_rows(right, NATURAL[:5], "first"),
+          row_group=row_groups[1] if row_groups else rnd.choice([5, 50]))
     register(spark, "l", str(tmp_path / "l"))
     register(spark, "r", str(tmp_path / "r"))
     return left, right
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_grouped_counts_on_the_merge_and_the_broadcast(jspark, tmp_path, seed):
+def test_grouped_counts_on_the_merge_and_the_broadcast(jspark, tmp_path, seed, merge_tasks):
     """Sorted files with NULL keys and bounds, zero-length, reversed and wide rows, duplicated
-    left rows; odd seeds have reversed intervals, so the merge's first pass fails over."""
-    sorted_sides(jspark, tmp_path, seed)
+    left rows; odd seeds have reversed intervals, so the merge's first pass fails over. With
+    more tasks than chromosomes, each left row is counted in one range of its chromosome."""
+    sorted_sides(jspark, tmp_path, seed, row_groups=(3, 5) if merge_tasks else None)
     # seed 3: an exact integer residual, checked on values (the right side is read lean)
     residual = [None, "a.score + b.score > 2", "a.name <> b.name", "a.id >= b.id AND a.s < b.e"][seed]
     for join, select, group in GROUPED:
         plan = run_grouped(jspark, join, select, group, residual=residual)
         assert "MergeIntervalJoin" in plan, plan
+        assert ("ranges of a key" in plan) == bool(merge_tasks), plan
         plan = run_grouped(jspark, join, select, group, residual=residual, opts="algo=broadcast")
         assert "BroadcastIntervalJoin" in plan, plan
     for join, select, group in NOT_PER_ROW:

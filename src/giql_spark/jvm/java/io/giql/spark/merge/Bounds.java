@@ -49,7 +49,7 @@ final class Bounds {
     List<String> cols = new ArrayList<>();
     for (Expression e : new Expression[] {lo, hi}) {
       for (Object a : Scala.list(e.references().toSeq())) {
-        int i = attrs.indexOf(a);
+        int i = index(attrs, (org.apache.spark.sql.catalyst.expressions.Attribute) a);
         if (i < 0) return null;
         if (!cols.contains(names[i])) cols.add(names[i]);
       }
@@ -59,17 +59,26 @@ final class Bounds {
     return new Bounds(l, h, cols.toArray(new String[0]));
   }
 
+  /** Where {@code a} is in {@code attrs}, by expression id (qualifiers and nullability aside). */
+  private static int index(List<AttributeReference> attrs,
+      org.apache.spark.sql.catalyst.expressions.Attribute a) {
+    for (int i = 0; i < attrs.size(); i++) {
+      if (attrs.get(i).exprId().equals(a.exprId())) return i;
+    }
+    return -1;
+  }
+
   /** The expression with each column as an attribute named by its relation column. */
   private static Expression named(Expression e, List<AttributeReference> attrs, String[] names) {
     return e.transformUp(new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
       @Override
       public boolean isDefinedAt(Expression x) {
-        return x instanceof AttributeReference && attrs.contains(x);
+        return x instanceof AttributeReference && index(attrs, (AttributeReference) x) >= 0;
       }
 
       @Override
       public Expression apply(Expression x) {
-        return ((AttributeReference) x).withName(names[attrs.indexOf(x)]);
+        return ((AttributeReference) x).withName(names[index(attrs, (AttributeReference) x)]);
       }
     });
   }
