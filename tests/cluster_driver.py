@@ -97,6 +97,35 @@ def main() -> None:
         killer.start()
         runs[f"{strategy}_killed"] = s.sql(QUERY).collect()[0][0]
         killer.join()
+    # The merge join on the same rows sorted: with more tasks than chromosomes each chromosome
+    # is cut into ranges of positions, spread over both workers; then one executor is killed.
+    ls, rs = os.path.join(work, "ls.parquet"), os.path.join(work, "rs.parquet")
+    for src, dst in ((left, ls), (right, rs)):
+        t = pq.read_table(src).sort_by([("chrom", "ascending"), ("start", "ascending")])
+        pq.write_table(t, dst, row_group_size=25_000)
+    s.register("ls", ls)
+    s.register("rs", rs)
+    s.spark.conf.set("spark.giql.merge.tasks", "8")
+    s.options["strategy"] = "jvm_merge"
+    merged = QUERY.replace("FROM l a", "FROM ls a").replace("JOIN r b", "JOIN rs b")
+    df = s.sql(merged)
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    runs["merge_ranges"] = "ranges of a key" in plan
+    runs["merge"] = df.collect()[0][0]
+    # the driver and both workers' executors, over which the eight tasks ran
+    runs["merge_executors"] = len(s.spark.sparkContext._jsc.sc().statusTracker().getExecutorInfos())
+    # count_overlaps (bioframe's overlaps: a zero-length interval inside another counts) cut
+    # into ranges against one task holding everything
+    for tasks in ("8", "1"):
+        s.spark.conf.set("spark.giql.merge.tasks", tasks)
+        per_row = gs.count_overlaps(s.spark.read.parquet(ls), s.spark.read.parquet(rs))
+        runs[f"count_overlaps_{tasks}"] = [per_row.count()] + list(
+            per_row.agg({"count": "sum"}).collect()[0])
+    s.spark.conf.set("spark.giql.merge.tasks", "8")
+    killer = threading.Thread(target=kill_one_when_running)
+    killer.start()
+    runs["merge_killed"] = s.sql(merged).collect()[0][0]
+    killer.join()
     print(json.dumps({"expected": expected, "runs": runs, "killed": killed}))
     s.stop()
 

@@ -1,6 +1,7 @@
 """A standalone Spark cluster on 127.0.0.1: a master and two workers started
-from the installed PySpark (no download), every strategy, one executor
-killed with SIGKILL mid-query, the answer unchanged. Every process started
+from the installed PySpark (no download), every strategy (the merge with its
+chromosomes cut into ranges across the workers), one executor killed with
+SIGKILL mid-query, the answer unchanged. Every process started
 is stopped. Skip it locally with ``pytest -m "not cluster"``.
 """
 
@@ -83,5 +84,11 @@ def test_every_strategy_survives_a_killed_executor(tmp_path):
         assert runs[strategy] == expected, (strategy, runs)
         assert runs[f"{strategy}_killed"] == expected, (strategy, runs)
     assert runs["naive"] == runs["naive_check"] > 0
-    assert len(result["killed"]) == 3, result["killed"]
+    # the merge: chromosomes cut into ranges across the workers, no pair lost or doubled, and
+    # each left row once in the per-row count
+    assert runs["merge_ranges"] is True and runs["merge_executors"] == 3, runs
+    assert runs["merge"] == runs["merge_killed"] == expected, runs
+    assert runs["count_overlaps_8"] == runs["count_overlaps_1"], runs
+    assert runs["count_overlaps_8"][0] == 400_000 and runs["count_overlaps_8"][1] >= expected, runs
+    assert len(result["killed"]) == 4, result["killed"]
     assert all(p.poll() is not None for p in procs)
