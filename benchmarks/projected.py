@@ -129,7 +129,9 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
             count = s.sql(GIQL_COUNT).collect()[0][0]
             wall = time.perf_counter() - t0
             sc.setLocalProperty("spark.jobGroup.id", None)
-            runs.setdefault(strategy, {"count": count, "at": {}})["at"][group] = (p, wall)
+            r = runs.setdefault(strategy, {"counts": [], "at": {}})
+            r["counts"].append(count)  # every run's, so that one P's different answer shows
+            r["at"][group] = (p, wall)
             print(f"{profile} {group}: {wall:.2f} s, {count:,} pairs", flush=True)
         spark.conf.unset("spark.giql.merge.tasks")
     auto = {}
@@ -176,7 +178,7 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
              "projection uses its own run's work).", ""]
     for res in results:
         runs = res["runs"]
-        counts = {r["count"] for r in runs.values()}
+        counts = {c for r in runs.values() for c in r["counts"]}
         lines += [f"## {args.size:,} × {args.size:,}, {res['profile']}", "",
                   f"Pairs: {', '.join(f'{c:,}' for c in sorted(counts))}"
                   + (" (the same for every strategy)" if len(counts) == 1 else " (DIFFERENT)"), ""]

@@ -202,8 +202,9 @@ def _densest(sh: Shape, size: float) -> float:
     return float((rows / np.maximum(1.0, np.ceil(sh.chrom_extent / max(size, 1.0)))).max() / total)
 
 
-def layout(est: Estimate, sh: Shape, cl: Cluster) -> tuple[int, float]:
-    """(tasks, the longest task's share of the work) of a strategy's widest stage."""
+def layout(est: Estimate, sh: Shape, cl: Cluster, c: dict) -> tuple[int, float, float]:
+    """(tasks, the longest task's share of the work, the work the layout adds in seconds, as
+    the estimate's terms count them) of a strategy's widest stage."""
     name, p = est.strategy, est.params
     both = sh.n_left + sh.n_right
     bpr = (sh.left_bytes_per_row + sh.right_bytes_per_row) / 2
@@ -211,22 +212,23 @@ def layout(est: Estimate, sh: Shape, cl: Cluster) -> tuple[int, float]:
         # a k-nearest merge indexes a key's right rows in one task: whole chromosomes
         chrom_rows = sh.chrom_left + sh.chrom_right
         tasks = int(max(1, min(cl.cores, len(chrom_rows))))
-        return tasks, max(1.0 / tasks, float(chrom_rows.max() / max(chrom_rows.sum(), 1.0)))
+        return tasks, max(1.0 / tasks, float(chrom_rows.max() / max(chrom_rows.sum(), 1.0))), 0.0
     if name == "jvm_merge":
-        tasks, longest, _ = merge_ranges(sh, cl)
-        return tasks, longest
+        # the rows its ranges read again are work of their own
+        tasks, longest, reread = merge_ranges(sh, cl)
+        return tasks, longest, c["jvm_merge_row"] * reread
     if name in ("broadcast", "jvm_broadcast"):
         probe = sh.n_left if p.get("build", "right") == "right" else sh.n_right
         tasks = _split_tasks(probe, bpr, cl)
-        return tasks, 1.0 / tasks
+        return tasks, 1.0 / tasks, 0.0
     if name == "naive":
         tasks = _shuffle_tasks(both, bpr, cl)
         pairs = sh.chrom_left * sh.chrom_right
-        return tasks, max(1.0 / tasks, float(pairs.max() / max(pairs.sum(), 1.0)))
+        return tasks, max(1.0 / tasks, float(pairs.max() / max(pairs.sum(), 1.0))), 0.0
     size = p.get("bin_size") or p.get("tile_size") or 1_000_000
     moved = sh.n_left * sh.replication("left", size) + sh.n_right * sh.replication("right", size)
     tasks = _shuffle_tasks(moved, bpr, cl)
-    return tasks, max(1.0 / tasks, _densest(sh, size))
+    return tasks, max(1.0 / tasks, _densest(sh, size)), 0.0
 
 
 #: As the merge join's planner (``merge/Ranges.java``): a chromosome heavier than 1.25 tasks' share
@@ -266,10 +268,8 @@ def project(est: Estimate, sh: Shape, c: dict, cl: Cluster) -> Estimate:
     scale = est.seconds / raw if raw else 1.0
     serial = scale * sum(v for k, v in est.terms.items() if k in SERIAL_TERMS)
     work = scale * sum(v for k, v in est.terms.items() if k not in SERIAL_TERMS) * c["calibration_cores"]
-    tasks, longest = layout(est, sh, cl)
-    if est.strategy == "jvm_merge" and "k" not in est.params:
-        # the rows the ranges read again are work, not a serial term
-        work += c["jvm_merge_row"] * merge_ranges(sh, cl)[2] * c["calibration_cores"] * scale
+    tasks, longest, added = layout(est, sh, cl, c)
+    work += scale * added * c["calibration_cores"]
     waves = math.ceil(tasks / max(1, cl.cores))
     est.seconds = serial + c["task_overhead"] * waves + max(longest * work, work / max(1, cl.cores))
     est.tasks, est.longest, est.cores, est.work = tasks, longest, cl.cores, work
