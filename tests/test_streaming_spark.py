@@ -97,8 +97,8 @@ def feed(spark, tmp_path):
     return Feed(spark, tmp_path / "in")
 
 
-def streams(spark, feed: Feed, **contract) -> gs.Session:
-    s = gs.Session(spark)
+def streams(spark, feed: Feed, strategy: str | None = None, **contract) -> gs.Session:
+    s = gs.Session(spark, strategy=strategy)
     s.register("a", feed.stream("a"), **contract.get("a", {}))
     s.register("b", feed.stream("b"), **contract.get("b", {}))
     return s
@@ -125,8 +125,13 @@ def by_type(full: Counter, how: str) -> Counter:
     return pairs + Counter({r: n for r, n in full.items() if r[keep] is not None and None in r})
 
 
-@pytest.mark.parametrize("condition", list(PLAN))
-def test_stream_stream_equals_batch(spark, feed, tmp_path, condition):
+#: The Python operator (Spark Connect's route) on a few of the same joins.
+PYTHON_PLAN = {"intersects": ["inner", "full"], "distance": ["semi", "anti"]}
+
+
+@pytest.mark.parametrize("condition, strategy",
+                         [(c, "jvm_stream_state") for c in PLAN] + [(c, "stream_state") for c in PYTHON_PLAN])
+def test_stream_stream_equals_batch(spark, feed, tmp_path, condition, strategy):
     """The queries of ``condition`` in :data:`PLAN` run side by side over one feed cut at random places
     (a handful at a time: more concurrent queries than that start Python workers faster than a loaded
     two-core machine connects them); each gives the batch rows."""
@@ -134,8 +139,9 @@ def test_stream_stream_equals_batch(spark, feed, tmp_path, condition):
     gap = {"intersects": 500, "window": 1500, "distance": 700}[condition]  # leaves rows of each side unmatched
     a_rows = sorted_rows(rng, "a", n=25, gap=gap, width=200)
     b_rows = sorted_rows(rng, "b", n=25, gap=gap, width=200)
-    s = streams(spark, feed)
-    runs = {how: Collect() for how in PLAN[condition]}
+    s = streams(spark, feed, strategy)
+    plan = (PLAN if strategy == "jvm_stream_state" else PYTHON_PLAN)[condition]
+    runs = {how: Collect() for how in plan}
     parts = list(zip(chunks(rng, a_rows, 2), chunks(rng, b_rows, 2)))
     feed.put("a", parts[0][0])
     feed.put("b", parts[0][1])
@@ -145,10 +151,54 @@ def test_stream_stream_equals_batch(spark, feed, tmp_path, condition):
     full = batch(spark, query(CONDITIONS[condition], "full"), a_rows, b_rows)
     # The data leaves rows of both sides unmatched, so the outer joins differ from the inner one.
     assert any(r[0] is None for r in full) and any(r[1] is None for r in full)
-    for how in PLAN[condition]:
+    for how in plan:
         want, got = by_type(full, how), Counter(runs[how].rows)
         assert got == want, f"{condition} {how}: missing {want - got}, extra {got - want}"
         assert sum(want.values()) > 0
+
+
+def with_wide(rng: random.Random, rows: list, prefix: str, widths=(5_000, 2**40)) -> list:
+    """``rows`` plus, on each chromosome, one row of each of ``widths`` at a random place, in start order."""
+    out = list(rows)
+    for c in sorted({r[0] for r in rows}):
+        starts = [r[1] for r in rows if r[0] == c]
+        for i, w in enumerate(widths):
+            at = rng.choice(starts)
+            out.append((c, at, at + w, f"{prefix}{c}_wide{i}"))
+    return sorted(out, key=lambda r: (r[0], r[1]))
+
+
+@pytest.mark.parametrize("width", [250, 4_000])
+def test_position_ranges_give_each_pair_once(spark, feed, tmp_path, width):
+    """Keys cut into ranges narrower than the rows (most rows cross a cut; a 5 kb row and one reaching
+    2^40 cross more than MAX_RANGES and are kept in every bucket): the INTERSECTS and window pairs are
+    the batch's, none doubled, while the operator's metrics show rows copied into several ranges."""
+    rng = random.Random(width)
+    a_rows = with_wide(rng, sorted_rows(rng, "a", n=30, gap=300, width=400), "a")
+    b_rows = with_wide(rng, sorted_rows(rng, "b", n=30, gap=300, width=400), "b")
+    spark.conf.set("spark.giql.streaming.rangeWidth", str(width))
+    try:
+        s = streams(spark, feed)
+        texts = {c: query(CONDITIONS[c], "inner") for c in ("intersects", "window")}
+        assert f"position ranges of {width:,}" in s.explain(texts["intersects"])
+        runs = {c: Collect() for c in texts}
+        parts = list(zip(chunks(rng, a_rows, 3), chunks(rng, b_rows, 3)))
+        feed.put("a", parts[0][0])
+        feed.put("b", parts[0][1])
+        queries = launch((s.sql(t), runs[c], str(tmp_path / f"ck_{c}")) for c, t in texts.items())
+        feed.put("a", parts[1][0])
+        feed.put("b", parts[1][1])
+        drain(queries)
+        finish(feed, parts[2], queries)
+    finally:
+        spark.conf.unset("spark.giql.streaming.rangeWidth")
+    for c, t in texts.items():
+        want, got = batch(spark, t, a_rows, b_rows), Counter(runs[c].rows)
+        assert got == want, f"{c}: missing {want - got}, extra {got - want}"
+        assert sum(want.values()) > 0
+        assert any("wide" in r[0] and "wide" not in r[1] for r in want)
+    added = sum(metric(queries[0], "left_rows_added")) + sum(metric(queries[0], "right_rows_added"))
+    assert added > len(a_rows) + len(b_rows)  # copies in several ranges (and wide rows in every bucket)
 
 
 def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, feed, tmp_path):
@@ -245,9 +295,14 @@ def test_state_stays_bounded_on_a_stream_50_times_the_band(spark, feed, tmp_path
 
 def test_explain_shows_the_state_and_its_metrics(spark, feed):
     text = streams(spark, feed).explain(query(CONDITIONS["window"], "left"))
-    assert "strategy: stream_state" in text
+    assert "strategy: jvm_stream_state" in text
+    assert "state: the JVM operator (flatMapGroupsWithState), typed rows, one unit per key" in text
     assert "y rows are held while y.start >= P - 500" in text
     assert "left_rows_in_state, right_rows_in_state" in text
+    inner = streams(spark, feed).explain(query(CONDITIONS["intersects"], "inner"))
+    assert "keys cut into position ranges of 1,000,000" in inner
+    python = streams(spark, feed, "stream_state").explain(query(CONDITIONS["window"], "left"))
+    assert "strategy: stream_state" in python and "rows as JSON" in python
 
 
 STATIC_JOINS = {"inner": "JOIN", "left": "LEFT JOIN", "semi": "LEFT SEMI JOIN", "anti": "LEFT ANTI JOIN"}

@@ -46,6 +46,16 @@ def available(session) -> tuple[bool, str]:
         return found
 
 
+def stream_available(session) -> tuple[bool, str]:
+    """Whether ``session`` can run the JVM stream-stream operator: the extension, and a classic
+    session (the operator is planned through the driver's JVM, which Spark Connect does not expose)."""
+    from ..spark_sql import is_connect
+
+    if is_connect(session):
+        return False, "a Spark Connect session: the operator is planned through the driver's JVM"
+    return available(session)
+
+
 def _join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict) -> DataFrame:
     from ..jvm.join import band
 

@@ -44,6 +44,9 @@ class StreamFacts:
     static_bytes: int | None   # Spark's size estimate of the static side (stream x static)
     #: Why the exact condition cannot be evaluated inside a Python operator (None: it can).
     uncompiled: str | None = None
+    #: Why the bound that frees a stream-stream join's held rows is not the other side's
+    #: progress plus a constant, which the JVM operator needs (None: it is).
+    bound_shape: str | None = None
 
 
 @dataclass(frozen=True)
@@ -156,8 +159,17 @@ def _naive_stream(f: StreamFacts) -> Fit | None:
     return None if f.both else Fit(3, "Spark's own join compares every pair on a key")
 
 
+def _jvm_stream_state_stream(f: StreamFacts) -> Fit | None:
+    if not f.both:
+        return None
+    if f.bound_shape is not None:
+        return Fit(0, refused=f.bound_shape)
+    return Fit(0, "a JVM stateful operator holds each side's rows, typed, while the other side's progress lets "
+                  "them match")
+
+
 def _stream_state_stream(f: StreamFacts) -> Fit | None:
-    return Fit(0, "a stateful operator holds each side's rows while the other side's progress lets them "
+    return Fit(1, "a stateful operator holds each side's rows while the other side's progress lets them "
                   "match") if f.both else None
 
 
@@ -186,6 +198,9 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              unbounded_if_null_free=True,
              refusal=jvm.merge_refusal,
              summary="Parquet files sorted by (chromosome, start) read range by range and swept in the JVM, no shuffle"),
+    Strategy("jvm_stream_state", None, None, available=jvm.stream_available, stream=_jvm_stream_state_stream,
+             summary="stream x stream in the JVM: each side's rows held, typed, in Spark's state store while "
+                     "the other side's progress lets them match; busy keys cut into position ranges"),
     Strategy("stream_state", None, None, python=True, stream=_stream_state_stream,
              summary="stream x stream: each side's rows held in Spark's state store while the other side's "
                      "progress lets them match"),

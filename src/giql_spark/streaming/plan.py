@@ -43,6 +43,7 @@ from .evaluate import Unsupported, compile_condition
 from .operator import BROKEN, MARKER, NO_MATCH, OK, JoinRules
 from .sides import field_types, json_unsafe, stream_alias
 from .static import join as static_join
+from . import jvm_state
 
 #: Spark conf: how many state buckets the keys are hashed into (fixed for the life of a checkpoint).
 BUCKETS_CONF = "spark.giql.streaming.stateBuckets"
@@ -119,14 +120,6 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options: dict) -> tuple[DataFrame, Choice]:
     spec = node.spec
     spark_session = left.sparkSession
-    choice = choose_stream(StreamFacts(both=True, how=spec.how, static_bytes=None), options,
-                           registry.unavailable(spark_session))
-    provider = spark_session.conf.get(PROVIDER_CONF, None) or ""
-    if "RocksDB" not in provider:
-        raise QueryError(f"a stream-stream interval join keeps its state in the RocksDB state store; set "
-                         f"spark.conf.set({PROVIDER_CONF!r}, {ROCKSDB!r}) before planning the query "
-                         f"(Session() does this for the sessions it starts)")
-    buckets = int(spark_session.conf.get(BUCKETS_CONF, None) or DEFAULT_BUCKETS)
     if node.fields:
         left, right = prune(left, node.fields), prune(right, node.fields)
     sides = []
@@ -145,32 +138,100 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
             interval = None
         sides.append(SideInput(alias, contract.order_col, interval, contract.max_disorder,
                                contract.late_rows, types))
+    types = {**sides[0].types, **sides[1].types}
+    pruning = plan_pruning(spec.full, node.left.aliases, node.right.aliases, sides[0], sides[1],
+                           integer_columns=_integer_columns(spec, types))
+    shifts, not_affine = jvm_state.offsets(pruning)
+    choice = choose_stream(StreamFacts(both=True, how=spec.how, static_bytes=None, bound_shape=not_affine),
+                           options, registry.unavailable(spark_session))
+    strict = list(spec.key_pairs)
+    nullable = list(getattr(spec.band, "nullable_keys", ()) or ())
+    tags = []
+    for s, (df, iv) in enumerate(((left, spec.left), (right, spec.right))):
+        tags.append(tag_columns(pruning.side(s), iv, [pair[s] for pair in strict], [pair[s] for pair in nullable]))
+    name = "giql_state_" + "_".join(a.lower() for a in node.left.aliases + node.right.aliases)
+    keys = " AND ".join(f"{spark(a)} = {spark(b)}" for a, b in strict + nullable) or "none (one global key)"
+    buckets = int(spark_session.conf.get(BUCKETS_CONF, None) or DEFAULT_BUCKETS)
+    if choice.strategy == "jvm_stream_state":
+        result, notes = _in_jvm(spec, left, right, tags, pruning, shifts, buckets, name)
+    else:
+        result, notes = _in_python(spec, left, right, tags, pruning, buckets, name, node.left.aliases)
+    state, *rest = notes
+    notes = [
+        state + f", rows held per key ({keys})",
+        *(f"{sd.alias}: order {sd.order} non-decreasing within each key (max_disorder={sd.max_disorder}, "
+          f"late_rows={sd.late_rows}); held rows sorted by {sd.prune}" for sd in (pruning.left, pruning.right)),
+        pruning.describe(0),
+        pruning.describe(1),
+        *rest,
+        f"metrics: query.lastProgress['observedMetrics'][{name!r}]: {', '.join(P.METRICS)}",
+    ]
+    choice.params, choice.notes = {"buckets": buckets}, notes
+    return result, choice
+
+
+def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruning, shifts: tuple,
+            buckets: int, name: str) -> tuple[DataFrame, list[str]]:
+    """The join through the JVM operator (:mod:`.jvm_state`)."""
+    conf_width = left.sparkSession.conf.get(jvm_state.RANGE_CONF, None)
+    width = int(conf_width) if conf_width is not None else jvm_state.DEFAULT_RANGE
+    if spec.how != "inner":
+        width = 0  # whether a row ever matched is known only where all its pairs are found
+    types = (jvm_state.struct_type(left), jvm_state.struct_type(right))
+    union = jvm_state.tagged(left, 0, tags[0], types, how=spec.how, width=width, buckets=buckets).unionByName(
+        jvm_state.tagged(right, 1, tags[1], types, how=spec.how, width=width, buckets=buckets))
+    conf = {"how": spec.how, "buckets": buckets, "width": width,
+            "condition": "" if spec.how == "inner" else spec.full_condition}
+    for s, prefix in ((0, "left_"), (1, "right_")):
+        sd = pruning.side(s)
+        conf.update({prefix + "offset": shifts[s], prefix + "disorder": sd.max_disorder,
+                     prefix + "late_rows": sd.late_rows, prefix + "alias": sd.alias, prefix + "order": sd.order,
+                     prefix + "needed": ", ".join(n.name for n in sd.needed)})
+    out = jvm_state.join(union, conf)
+    out = out.observe(name, *[F.sum(f"__gs_m_{m}").alias(m) for m in P.METRICS])
+    rows = out.where(F.col(jvm_state.KIND) == 0)
+    cols = [F.col(jvm_state.LEFT)[f].alias(f) for f in left.columns]
+    if spec.how not in ("semi", "anti"):
+        cols += [F.col(jvm_state.RIGHT)[f].alias(f) for f in right.columns]
+    result = rows.select(*cols)
+    if spec.how == "inner":
+        result = result.where(F.expr(spec.full_condition))
+    ranges = (f"keys cut into position ranges of {width:,} ({jvm_state.RANGE_CONF}; a row crossing more than "
+              f"{jvm_state.MAX_RANGES} is kept in every bucket)" if width else "one unit per key")
+    return result, [f"state: the JVM operator (flatMapGroupsWithState), typed rows, {ranges}, hashed into "
+                    f"{buckets} buckets ({BUCKETS_CONF})",
+                    "exact condition: " + ("in Spark, after the operator" if spec.how == "inner"
+                                           else "in the operator")]
+
+
+def _in_python(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruning, buckets: int, name: str,
+               left_aliases) -> tuple[DataFrame, list[str]]:
+    """The join through the Python operator (:mod:`.processor`): Spark Connect, or a bound the JVM cannot take."""
+    spark_session = left.sparkSession
+    provider = spark_session.conf.get(PROVIDER_CONF, None) or ""
+    if "RocksDB" not in provider:
+        raise QueryError(f"a stream-stream interval join keeps its state in the RocksDB state store; set "
+                         f"spark.conf.set({PROVIDER_CONF!r}, {ROCKSDB!r}) before planning the query "
+                         f"(Session() does this for the sessions it starts)")
+    for df in (left, right):
         unsafe = json_unsafe(df, list(df.columns))
         if unsafe is not None:
             raise QueryError(f"column {unsafe} cannot cross the stateful join (rows are carried as JSON); "
                              "select the columns the query needs")
-    types = {**sides[0].types, **sides[1].types}
-    pruning = plan_pruning(spec.full, node.left.aliases, node.right.aliases, sides[0], sides[1],
-                           integer_columns=_integer_columns(spec, types))
+    types = {**field_types(left), **field_types(right)}
     compiled = None
     if spec.how != "inner":
         compiled, why = _compiled(spec, left, right)
         if compiled is None:
             raise QueryError(f"a {spec.how.upper()} stream-stream join decides inside its operator whether a pair "
                              f"matches, and cannot evaluate this condition: {why}; INNER joins can")
-    lower_left = {a.lower() for a in node.left.aliases}
+    lower_left = {a.lower() for a in left_aliases}
     paths = ([p for p, _ in compiled.columns if p[0] in lower_left] if compiled else [],
              [p for p, _ in compiled.columns if p[0] not in lower_left] if compiled else [])
     kinds = tuple(tuple(_kind(types[p]) for p in ps) for ps in paths)
     rules = JoinRules(spec.how, pruning, compiled, (tuple(paths[0]), tuple(paths[1])), kinds,
-                      (sides[0].alias, sides[1].alias))
-    strict = [pair for pair in spec.key_pairs]
-    nullable = list(getattr(spec.band, "nullable_keys", ()) or ())
-    tagged = []
-    for s, (df, iv) in enumerate(((left, spec.left), (right, spec.right))):
-        keys = [pair[s] for pair in strict]
-        loose = [pair[s] for pair in nullable]
-        tagged.append(_tagged(df, s, pruning.side(s), iv, keys, loose, paths, kinds, buckets))
+                      (pruning.left.alias, pruning.right.alias))
+    tagged = [_tagged(df, s, tags[s], paths, kinds, buckets) for s, df in enumerate((left, right))]
     union = _with_ticks(tagged[0].unionByName(tagged[1]), buckets)
     if HAS_TRANSFORM_WITH_STATE:
         operator = "transformWithStateInPandas"
@@ -181,7 +242,6 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
         out = union.groupBy(P.GROUP).applyInPandasWithState(
             BucketJoin(rules, buckets, union.columns), P.output_schema(spec.how), STATE_SCHEMA, "Append",
             "NoTimeout")
-    name = "giql_state_" + "_".join(a.lower() for a in node.left.aliases + node.right.aliases)
     out = out.observe(name, *[F.sum(c).alias(m) for c, m in zip(P.METRIC_COLUMNS, P.METRICS)])
     rows = out.where(F.col(P.KIND) == 0)
     cols = _decoded(P.LROW, left)
@@ -190,19 +250,9 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     result = rows.select(*cols)
     if spec.how == "inner":
         result = result.where(F.expr(spec.full_condition))
-    keys = " AND ".join(f"{spark(a)} = {spark(b)}" for a, b in strict + nullable) or "none (one global key)"
-    notes = [
-        f"state: {operator} (RocksDB), rows held per key ({keys}), keys hashed into {buckets} "
-        f"buckets ({BUCKETS_CONF})",
-        *(f"{sd.alias}: order {sd.order} non-decreasing within each key (max_disorder={sd.max_disorder}, "
-          f"late_rows={sd.late_rows}); held rows sorted by {sd.prune}" for sd in (pruning.left, pruning.right)),
-        pruning.describe(0),
-        pruning.describe(1),
-        "exact condition: " + ("in Spark, after the operator" if compiled is None else "in the operator"),
-        f"metrics: query.lastProgress['observedMetrics'][{name!r}]: {', '.join(P.METRICS)}",
-    ]
-    choice.params, choice.notes = {"buckets": buckets}, notes
-    return result, choice
+    return result, [f"state: {operator} (RocksDB), rows as JSON, keys hashed into {buckets} buckets "
+                    f"({BUCKETS_CONF})",
+                    "exact condition: " + ("in Spark, after the operator" if compiled is None else "in the operator")]
 
 
 def _integer_columns(spec: JoinSpec, types: dict) -> bool:
@@ -233,9 +283,8 @@ def _any_null(exprs) -> str:
     return " OR ".join(f"({_sql(e)}) IS NULL" for e in exprs) or "false"
 
 
-def _tagged(df: DataFrame, s: int, rules, interval, keys: list, loose: list, paths: tuple, kinds: tuple,
-            buckets: int) -> DataFrame:
-    """``df``'s rows as the operator's input (see :mod:`.processor`)."""
+def tag_columns(rules, interval, keys: list, loose: list) -> dict[str, Column]:
+    """A side's code, key, order, prune and hull columns (:mod:`.operator` codes), for either operator."""
     key_sql = spark(band_key(keys + loose))
     _, start, end = interval.text
     lo, hi = f"least({start}, {end})", f"greatest({start}, {end})"
@@ -250,14 +299,21 @@ def _tagged(df: DataFrame, s: int, rules, interval, keys: list, loose: list, pat
             f"WHEN {_any_null(matchable)} THEN {BROKEN} "
             f"WHEN {_any_null(unmatchable)} THEN {NO_MATCH} "
             f"WHEN {reversed_} THEN {P.REVERSED} ELSE {OK} END")
+    return {
+        "__gs_code": F.expr(code),
+        "__gs_key": F.expr(f"CAST({key_sql} AS string)"),
+        "__gs_ord": F.expr(f"coalesce(CAST({order} AS bigint), 0)"),
+        "__gs_prune": F.expr(f"coalesce(CAST(({_sql(rules.prune_sql)}) AS bigint), 0)"),
+        "__gs_lo": F.expr(f"coalesce(CAST({lo} AS bigint), 0)"),
+        "__gs_hi": F.expr(f"coalesce(CAST({hi} AS bigint), 0)"),
+    }
+
+
+def _tagged(df: DataFrame, s: int, tags: dict, paths: tuple, kinds: tuple, buckets: int) -> DataFrame:
+    """``df``'s rows as the Python operator's input (see :mod:`.processor`)."""
     cols: dict[str, Column] = {
-        P.SIDE: F.lit(s),
-        P.CODE: F.expr(code),
-        P.KEY: F.expr(f"CAST({key_sql} AS string)"),
-        P.ORDER: F.expr(f"coalesce(CAST({order} AS bigint), 0)"),
-        P.PRUNE: F.expr(f"coalesce(CAST(({_sql(rules.prune_sql)}) AS bigint), 0)"),
-        P.LO: F.expr(f"coalesce(CAST({lo} AS bigint), 0)"),
-        P.HI: F.expr(f"coalesce(CAST({hi} AS bigint), 0)"),
+        P.SIDE: F.lit(s), P.CODE: tags["__gs_code"], P.KEY: tags["__gs_key"], P.ORDER: tags["__gs_ord"],
+        P.PRUNE: tags["__gs_prune"], P.LO: tags["__gs_lo"], P.HI: tags["__gs_hi"],
         P.ROW: F.to_json(F.struct(*[F.col(f"`{c}`") for c in df.columns]), JSON_OPTIONS),
     }
     i = 0

@@ -1,0 +1,319 @@
+package io.giql.spark.stream;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.streaming.GroupState;
+
+import io.giql.spark.compat.Scala;
+import io.giql.spark.compat.UserErrors;
+
+import static io.giql.spark.stream.StreamRules.*;
+
+/**
+ * One micro-batch of one bucket: probe, hold, prune.
+ *
+ * <ol>
+ *   <li>Rows that can match nothing are output at once where their side is preserved; a row
+ *       below its side's newest order value on its key minus {@code max_disorder} is late (the
+ *       query fails with one line, or the row is dropped and counted); rows breaking the
+ *       contract otherwise (a NULL the order needs, start &gt; end) likewise.
+ *   <li>In each unit, new left rows meet every right row (held and new) and held left rows
+ *       meet new right rows, by hull overlap. With position ranges a pair is output only in
+ *       the range holding the larger of its two lo values, which both rows were copied to, so
+ *       once; a wide row (kept in every bucket) pairs with the home copy of a narrow row, and
+ *       two wide rows pair in bucket 0.
+ *   <li>New rows are added to their unit's held rows (SEMI and ANTI drop a left row once it
+ *       matched).
+ *   <li>Each key's progress advances by the ticks, and every unit's rows whose prune value is
+ *       below the bound of the other side's progress are released (a preserved side's
+ *       unmatched ones are output then).
+ * </ol>
+ */
+final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, Row, Row> {
+  private static final long serialVersionUID = 1L;
+  private final StreamRules rules;
+  private transient Exact exact;
+
+  BucketJoin(StreamRules rules) {
+    this.rules = rules;
+  }
+
+  private static final class Unit {
+    final String key;
+    final long range;
+    Held[] held = {new Held(), new Held()};
+    final Held[] fresh = {new Held(), new Held()};
+    boolean[] hitHeld;
+    boolean[] hitFresh;
+
+    Unit(String key, long range) {
+      this.key = key;
+      this.range = range;
+    }
+  }
+
+  private static final class Out {
+    final List<Row> rows = new ArrayList<>();
+    final long[] added = new long[2], pruned = new long[2], late = new long[2];
+
+    void emit(Row l, Row r) {
+      rows.add(RowFactory.create(0, l, r, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L));
+    }
+
+    void lone(int side, Row row) {
+      if (side == 0) emit(row, null);
+      else emit(null, row);
+    }
+  }
+
+  private static String id(String key, long range) {
+    return (key == null ? "\u0001" : key) + '\u0000' + range;
+  }
+
+  private static Unit unit(Map<String, Unit> units, String key, long range) {
+    return units.computeIfAbsent(id(key, range), k -> new Unit(key, range));
+  }
+
+  @Override
+  public Iterator<Row> call(Integer group, Iterator<Row> input, GroupState<Row> state) {
+    Map<String, long[]> progress = new HashMap<>();
+    Map<String, Unit> units = new LinkedHashMap<>();
+    if (state.exists()) decode(state.get(), progress, units);
+    Map<String, long[]> reached = new HashMap<>();
+    Out out = new Out();
+    while (input.hasNext()) {
+      Row r = input.next();
+      int side = r.getInt(SIDE);
+      String key = r.isNullAt(KEY) ? null : r.getString(KEY);
+      if (side == TICK) {
+        if (key != null) {
+          long[] n = reached.computeIfAbsent(key, k -> new long[] {NONE, NONE});
+          int s = r.getInt(CODE);
+          n[s] = Math.max(n[s], r.getLong(ORD));
+        }
+        continue;
+      }
+      int code = r.getInt(CODE);
+      Row row = r.isNullAt(LEFT + side) ? null : r.getStruct(LEFT + side);
+      boolean home = r.getBoolean(HOME);
+      if (code == NO_MATCH) {
+        if (rules.keeps(side) && home) out.lone(side, row);
+      } else if (code == BROKEN || code == REVERSED) {
+        if (!rules.drop[side]) throw broken(side, key, code, r.getLong(ORD));
+        if (home) out.late[side]++;
+      } else if (code == OK) {
+        long[] p = progress.get(key);
+        long ord = r.getLong(ORD);
+        if (p != null && p[side] != NONE && ord < p[side] - rules.disorder[side]) {
+          if (!rules.drop[side]) throw late(side, key, ord, p[side]);
+          if (home) out.late[side]++;
+          continue;
+        }
+        unit(units, key, r.getLong(RANGE)).fresh[side].add(r.getLong(PRUNE), r.getLong(LO),
+            r.getLong(HI), false, home, row);
+      }
+    }
+    join(group, units, out);
+    for (Map.Entry<String, long[]> e : reached.entrySet()) {
+      long[] p = progress.computeIfAbsent(e.getKey(), k -> new long[] {NONE, NONE});
+      for (int s = 0; s < 2; s++) p[s] = Math.max(p[s], e.getValue()[s]);
+    }
+    long[] held = prune(units, progress, out);
+    state.update(encode(progress, units));
+    long[] m = {held[0], held[1], out.added[0], out.added[1], out.pruned[0], out.pruned[1],
+        out.late[0], out.late[1]};
+    out.rows.add(RowFactory.create(1, null, null, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]));
+    if (exact != null) exact.clear();
+    return out.rows.iterator();
+  }
+
+  // -- probe and hold --------------------------------------------------------------------------
+
+  private void join(int bucket, Map<String, Unit> units, Out out) {
+    boolean ranged = rules.width > 0;
+    for (Unit u : units.values()) {
+      if (u.range == WIDE) continue;
+      u.hitHeld = new boolean[u.held[0].n];
+      u.hitFresh = new boolean[u.fresh[0].n];
+      long only = ranged ? u.range : Long.MIN_VALUE;
+      probe(u, u, false, false, only, out);
+      Unit w = ranged ? units.get(id(u.key, WIDE)) : null;
+      if (w != null) {
+        probe(u, w, true, false, Long.MIN_VALUE, out);
+        probe(w, u, false, true, Long.MIN_VALUE, out);
+      }
+    }
+    for (Unit w : units.values()) {
+      if (w.range != WIDE) continue;
+      w.hitHeld = new boolean[w.held[0].n];
+      w.hitFresh = new boolean[w.fresh[0].n];
+      if (bucket == 0) probe(w, w, false, false, Long.MIN_VALUE, out);
+    }
+    for (Unit u : units.values()) {
+      boolean[] keep = null;
+      if (rules.semiOrAnti()) {
+        keep = new boolean[u.fresh[0].n];
+        for (int i = 0; i < keep.length; i++) keep[i] = !u.hitFresh[i];
+        Held kept = new Held();
+        for (int i = 0; i < u.held[0].n; i++) {
+          if (u.hitHeld[i]) out.pruned[0]++;
+          else kept.addFrom(u.held[0], i);
+        }
+        u.held[0] = kept;
+      }
+      for (int s = 0; s < 2; s++) {
+        boolean[] k = s == 0 ? keep : null;
+        for (int i = 0; i < u.fresh[s].n; i++) if (k == null || k[i]) out.added[s]++;
+        u.held[s] = u.held[s].merged(u.fresh[s], k);
+      }
+    }
+  }
+
+  /**
+   * New rows of {@code l} against every row of {@code r}, held rows of {@code l} against new
+   * rows of {@code r}; {@code homeL}/{@code homeR}: only home copies take part on that side;
+   * {@code only}: the range a pair's larger lo must fall in (MIN_VALUE: any).
+   */
+  private void probe(Unit l, Unit r, boolean homeL, boolean homeR, long only, Out out) {
+    pairs(l, l.fresh[0], true, homeL, r.held[1], homeR, only, out);
+    pairs(l, l.fresh[0], true, homeL, r.fresh[1], homeR, only, out);
+    pairs(l, l.held[0], false, homeL, r.fresh[1], homeR, only, out);
+  }
+
+  private void pairs(Unit lu, Held l, boolean lFresh, boolean homeL, Held r, boolean homeR,
+      long only, Out out) {
+    boolean[] hit = lFresh ? lu.hitFresh : lu.hitHeld;
+    HullSweep.sweep(l, homeL, r, homeR, (i, j) -> {
+      if (only != Long.MIN_VALUE && rules.rangeOf(Math.max(l.lo[i], r.lo[j])) != only) return;
+      if (rules.condition != null && !exact().holds(l.rows[i], r.rows[j])) return;
+      if (rules.semiOrAnti()) {
+        if (!hit[i] && rules.how.equals("semi")) out.emit(l.rows[i], null);
+        hit[i] = true;
+        return;
+      }
+      out.emit(l.rows[i], r.rows[j]);
+      l.matched[i] = true;
+      r.matched[j] = true;
+    });
+  }
+
+  private Exact exact() {
+    if (exact == null) {
+      TaskContext t = TaskContext.get();
+      exact = new Exact(rules, t == null ? 0 : t.partitionId());
+    }
+    return exact;
+  }
+
+  // -- prune -----------------------------------------------------------------------------------
+
+  /** Releases what can match nothing more; returns the rows each side still holds. */
+  private long[] prune(Map<String, Unit> units, Map<String, long[]> progress, Out out) {
+    long[] held = new long[2];
+    Iterator<Unit> it = units.values().iterator();
+    while (it.hasNext()) {
+      Unit u = it.next();
+      long[] p = progress.get(u.key);
+      for (int s = 0; s < 2; s++) {
+        Held h = u.held[s];
+        if (p != null && p[1 - s] != NONE) {
+          int k = h.below(rules.bound(s, p[1 - s]));
+          out.pruned[s] += k;
+          if (rules.keeps(s)) {
+            for (int i = 0; i < k; i++) if (!h.matched[i] && h.home[i]) out.lone(s, h.rows[i]);
+          }
+          h.dropFirst(k);
+        }
+        held[s] += h.n;
+      }
+      if (u.held[0].n == 0 && u.held[1].n == 0) it.remove();
+    }
+    return held;
+  }
+
+  // -- contract --------------------------------------------------------------------------------
+
+  private static String quoted(String key) {
+    return key == null ? "None" : "'" + key.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
+  private RuntimeException late(int s, String key, long ord, long newest) {
+    long floor = newest - rules.disorder[s];
+    String o = rules.order[s];
+    return UserErrors.raised("giql-spark: a late row on stream " + quoted(rules.alias[s]) + ", key "
+        + quoted(key) + ": " + o + " = " + ord + " is below the bound " + floor + " (newest " + o
+        + " " + newest + " - max_disorder " + rules.disorder[s] + "). Rows must arrive in "
+        + "non-decreasing " + o + " within each key; register the stream with max_disorder=N to "
+        + "allow N of disorder, or late_rows='drop' to drop and count such rows");
+  }
+
+  private RuntimeException broken(int s, String key, int code, long ord) {
+    String what = code == REVERSED
+        ? "its interval has start > end (at " + rules.order[s] + " = " + ord + ")"
+        : "it has a NULL key or a NULL in " + rules.needed[s] + ", yet its condition could still "
+            + "hold, so it has no place in the order";
+    return UserErrors.raised("giql-spark: a row of stream " + quoted(rules.alias[s]) + " on key "
+        + quoted(key) + " breaks the order contract: " + what + "; fix the input, or register "
+        + "the stream with late_rows='drop' to drop and count such rows");
+  }
+
+  // -- state -----------------------------------------------------------------------------------
+
+  private void decode(Row s, Map<String, long[]> progress, Map<String, Unit> units) {
+    int buckets = s.getInt(0);
+    long width = s.getLong(1);
+    if (buckets != rules.buckets) {
+      throw UserErrors.raised("giql-spark: this query's state was written with " + buckets
+          + " state buckets and it now runs with " + rules.buckets + "; restart it with "
+          + "spark.giql.streaming.stateBuckets=" + buckets);
+    }
+    if (width != rules.width) {
+      throw UserErrors.raised("giql-spark: this query's state was written with position ranges of "
+          + width + " and it now runs with " + rules.width + "; restart it with "
+          + "spark.giql.streaming.rangeWidth=" + width);
+    }
+    for (Row p : s.<Row>getList(2)) {
+      progress.put(p.getString(0), new long[] {p.getLong(1), p.getLong(2)});
+    }
+    for (Row u : s.<Row>getList(3)) {
+      Unit unit = unit(units, u.isNullAt(0) ? null : u.getString(0), u.getLong(1));
+      for (int side = 0; side < 2; side++) {
+        for (Row h : u.<Row>getList(2 + side)) {
+          unit.held[side].add(h.getLong(0), h.getLong(1), h.getLong(2), h.getBoolean(3),
+              h.getBoolean(4), h.isNullAt(5) ? null : h.getStruct(5));
+        }
+      }
+    }
+  }
+
+  private Row encode(Map<String, long[]> progress, Map<String, Unit> units) {
+    List<Row> ps = new ArrayList<>(progress.size());
+    for (Map.Entry<String, long[]> e : progress.entrySet()) {
+      ps.add(RowFactory.create(e.getKey(), e.getValue()[0], e.getValue()[1]));
+    }
+    List<Row> us = new ArrayList<>(units.size());
+    for (Unit u : units.values()) {
+      Object[] sides = new Object[2];
+      for (int side = 0; side < 2; side++) {
+        Held h = u.held[side];
+        List<Row> rows = new ArrayList<>(h.n);
+        for (int i = 0; i < h.n; i++) {
+          rows.add(RowFactory.create(h.prune[i], h.lo[i], h.hi[i], h.matched[i], h.home[i],
+              h.rows[i]));
+        }
+        sides[side] = Scala.seq(rows);
+      }
+      us.add(RowFactory.create(u.key, u.range, sides[0], sides[1]));
+    }
+    return RowFactory.create(rules.buckets, rules.width, Scala.seq(ps), Scala.seq(us));
+  }
+}

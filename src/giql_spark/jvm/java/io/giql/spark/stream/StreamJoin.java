@@ -1,0 +1,72 @@
+package io.giql.spark.stream;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.optimizer.ReplaceExpressions$;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.streaming.GroupStateTimeout;
+import org.apache.spark.sql.streaming.OutputMode;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+import io.giql.spark.compat.Evaluable;
+import io.giql.spark.compat.Scala;
+
+/** The entry point Python calls: the stream-stream join of a tagged union (see the package). */
+public final class StreamJoin {
+  private StreamJoin() {}
+
+  /**
+   * The operator's output over {@code union}: one row per output row (kind 0: the left row and
+   * the right row, either NULL for an unmatched row) and one metric row per bucket and batch
+   * (kind 1). {@code conf} holds the rules as text (see {@link StreamRules}); its
+   * {@code condition}, when not empty, is the join condition as Spark SQL over the left row's
+   * columns then the right row's, evaluated in the operator.
+   */
+  public static Dataset<Row> join(Dataset<Row> union, Map<String, String> conf) {
+    StructType in = union.schema();
+    for (int i = 0; i < StreamRules.COLUMNS.length; i++) {
+      if (!in.fields()[i].name().equals(StreamRules.COLUMNS[i])) {
+        throw new IllegalArgumentException("the union's column " + i + " is "
+            + in.fields()[i].name() + ", expected " + StreamRules.COLUMNS[i]);
+      }
+    }
+    StructType lt = (StructType) in.fields()[StreamRules.LEFT].dataType();
+    StructType rt = (StructType) in.fields()[StreamRules.RIGHT].dataType();
+    String text = conf.getOrDefault("condition", "");
+    StreamRules rules;
+    if (text.isEmpty()) {
+      rules = new StreamRules(conf, lt, rt, null, null, null, null);
+    } else {
+      List<StructField> both = new ArrayList<>(List.of(lt.fields()));
+      both.addAll(List.of(rt.fields()));
+      Dataset<Row> empty = union.sparkSession().createDataFrame(new ArrayList<Row>(),
+          new StructType(both.toArray(new StructField[0])));
+      // The analysed plan, with what only the optimizer turns into evaluable expressions
+      // (BETWEEN and the like) replaced; not optimized further, which would fold the empty input.
+      LogicalPlan plan = ReplaceExpressions$.MODULE$.apply(
+          empty.select(functions.expr(text)).queryExecution().analyzed());
+      Project project = (Project) plan;
+      Expression condition = Evaluable.of(((Alias) project.projectList().head()).child());
+      List<Attribute> joined = Scala.list(project.child().output());
+      rules = new StreamRules(conf, lt, rt, condition, Scala.seq(joined),
+          Scala.seq(joined.subList(0, lt.size())), Scala.seq(joined.subList(lt.size(), joined.size())));
+    }
+    Dataset<Row> ticked = union.mapPartitions(new Ticks(rules.buckets), Encoders.row(in));
+    return ticked.groupBy(functions.col(StreamRules.COLUMNS[StreamRules.GROUP]))
+        .as(Encoders.INT(), Encoders.row(in))
+        .flatMapGroupsWithState(new BucketJoin(rules), OutputMode.Append(),
+            Encoders.row(rules.stateType()), Encoders.row(rules.outputType()),
+            GroupStateTimeout.NoTimeout());
+  }
+}

@@ -1,0 +1,150 @@
+package io.giql.spark.stream;
+
+import java.io.Serializable;
+import java.util.Map;
+
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+import scala.collection.immutable.Seq;
+
+/**
+ * What the operator knows of the join, decided on the driver and shipped to the tasks.
+ *
+ * <p>Each side's held rows are pruned by one affine bound: a row of side {@code s} can still
+ * match a future row of the other side, whose order value is at least {@code P}, only while
+ * its prune value is at least {@code P + offset[s]}. The planner derives the offsets by
+ * interval arithmetic over the condition (the same arithmetic the batch band joins use) and
+ * sends a join whose bound is not of that form to the Python operator.
+ */
+public final class StreamRules implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** Row codes of the union, computed in Spark for each input row. */
+  public static final int OK = 0, NO_MATCH = 1, BROKEN = 2, MARKER = 3, REVERSED = 4;
+  /** The side of a tick row (its code holds the side whose progress it carries). */
+  public static final int TICK = 2;
+  /**
+   * The range of a row too wide to copy into each range it crosses: kept in every bucket. No
+   * position range has this number (ranges below zero are legitimate ones).
+   */
+  public static final long WIDE = Long.MIN_VALUE;
+  /** No order value seen yet. */
+  public static final long NONE = Long.MIN_VALUE;
+  /** An order value at or above this closes its key on its side (end of stream). */
+  public static final long END = (1L << 60) - 1;
+
+  /** Columns of the union, in order. */
+  static final int GROUP = 0, SIDE = 1, CODE = 2, KEY = 3, RANGE = 4, HOME = 5, ORD = 6, PRUNE = 7,
+      LO = 8, HI = 9, LEFT = 10, RIGHT = 11;
+  public static final String[] COLUMNS = {"__gs_group", "__gs_side", "__gs_code", "__gs_key",
+      "__gs_range", "__gs_home", "__gs_ord", "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r"};
+  public static final String[] METRICS = {"left_rows_in_state", "right_rows_in_state",
+      "left_rows_added", "right_rows_added", "left_rows_pruned", "right_rows_pruned",
+      "left_late_rows", "right_late_rows"};
+
+  final String how;
+  final int buckets;
+  /** Width of a position range; 0: one unit per key. */
+  final long width;
+  final long[] offset = new long[2];
+  final long[] disorder = new long[2];
+  final boolean[] drop = new boolean[2];
+  final String[] alias = new String[2];
+  final String[] order = new String[2];
+  final String[] needed = new String[2];
+  final StructType leftType;
+  final StructType rightType;
+  /** The join condition over (left row, right row), or null when Spark filters the pairs after. */
+  final Expression condition;
+  final Seq<Attribute> joined;
+  final Seq<Attribute> leftInput;
+  final Seq<Attribute> rightInput;
+
+  StreamRules(Map<String, String> c, StructType leftType, StructType rightType,
+      Expression condition, Seq<Attribute> joined, Seq<Attribute> leftInput,
+      Seq<Attribute> rightInput) {
+    this.how = c.get("how");
+    this.buckets = Integer.parseInt(c.get("buckets"));
+    this.width = Long.parseLong(c.get("width"));
+    for (int s = 0; s < 2; s++) {
+      String p = s == 0 ? "left_" : "right_";
+      offset[s] = Long.parseLong(c.get(p + "offset"));
+      disorder[s] = Long.parseLong(c.get(p + "disorder"));
+      drop[s] = "drop".equals(c.get(p + "late_rows"));
+      alias[s] = c.get(p + "alias");
+      order[s] = c.get(p + "order");
+      needed[s] = c.get(p + "needed");
+    }
+    this.leftType = leftType;
+    this.rightType = rightType;
+    this.condition = condition;
+    this.joined = joined;
+    this.leftInput = leftInput;
+    this.rightInput = rightInput;
+  }
+
+  /** Whether side {@code s}'s unmatched rows are output. */
+  boolean keeps(int s) {
+    return s == 0 ? how.equals("left") || how.equals("full") || how.equals("anti")
+        : how.equals("right") || how.equals("full");
+  }
+
+  boolean semiOrAnti() {
+    return how.equals("semi") || how.equals("anti");
+  }
+
+  /** The range holding position {@code x} (floor division: ranges below zero too). */
+  long rangeOf(long x) {
+    return Math.floorDiv(x, width);
+  }
+
+  /**
+   * The lowest prune value of side {@code s} that can still match once the other side has
+   * reached {@code progress}; {@code Long.MAX_VALUE} when nothing can (the other side ended).
+   */
+  long bound(int s, long progress) {
+    int o = 1 - s;
+    if (progress >= END) return Long.MAX_VALUE;
+    return progress - disorder[o] + offset[s];
+  }
+
+  StructType outputType() {
+    StructType t = new StructType()
+        .add("__gs_kind", DataTypes.IntegerType, false)
+        .add("__gs_l", leftType, true)
+        .add("__gs_r", rightType, true);
+    for (String m : METRICS) t = t.add("__gs_m_" + m, DataTypes.LongType, false);
+    return t;
+  }
+
+  static StructType heldType(StructType row) {
+    return new StructType()
+        .add("prune", DataTypes.LongType, false)
+        .add("lo", DataTypes.LongType, false)
+        .add("hi", DataTypes.LongType, false)
+        .add("matched", DataTypes.BooleanType, false)
+        .add("home", DataTypes.BooleanType, false)
+        .add("row", row, true);
+  }
+
+  StructType stateType() {
+    StructType progress = new StructType()
+        .add("key", DataTypes.StringType, false)
+        .add("left", DataTypes.LongType, false)
+        .add("right", DataTypes.LongType, false);
+    StructType unit = new StructType()
+        .add("key", DataTypes.StringType, true)
+        .add("range", DataTypes.LongType, false)
+        .add("left", DataTypes.createArrayType(heldType(leftType), false), false)
+        .add("right", DataTypes.createArrayType(heldType(rightType), false), false);
+    return new StructType(new StructField[] {
+        DataTypes.createStructField("buckets", DataTypes.IntegerType, false),
+        DataTypes.createStructField("width", DataTypes.LongType, false),
+        DataTypes.createStructField("progress", DataTypes.createArrayType(progress, false), false),
+        DataTypes.createStructField("units", DataTypes.createArrayType(unit, false), false)});
+  }
+}

@@ -1,0 +1,81 @@
+package io.giql.spark.stream;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+
+/**
+ * Passes an input partition's rows on and then adds, for every bucket, tick rows carrying the
+ * newest order value each side reached on each key in the partition.
+ *
+ * <p>So every bucket is visited in every batch that reads data (it reports its exact totals
+ * and prunes even when no row of its own arrived), and a bucket holding a position range of a
+ * key learns how far each side has gone on that key from rows that went to other ranges.
+ */
+final class Ticks implements MapPartitionsFunction<Row, Row> {
+  private static final long serialVersionUID = 1L;
+  private final int buckets;
+
+  Ticks(int buckets) {
+    this.buckets = buckets;
+  }
+
+  @Override
+  public Iterator<Row> call(Iterator<Row> input) {
+    Map<String, long[]> newest = new HashMap<>();
+    return new Iterator<Row>() {
+      private boolean any;
+      private Iterator<Row> ticks;
+
+      @Override
+      public boolean hasNext() {
+        if (ticks == null) {
+          if (input.hasNext()) return true;
+          ticks = any ? ticks(newest) : java.util.Collections.emptyIterator();
+        }
+        return ticks.hasNext();
+      }
+
+      @Override
+      public Row next() {
+        if (!hasNext()) throw new NoSuchElementException();
+        if (ticks != null) return ticks.next();
+        Row r = input.next();
+        any = true;
+        int code = r.getInt(StreamRules.CODE);
+        if ((code == StreamRules.OK || code == StreamRules.MARKER) && !r.isNullAt(StreamRules.KEY)) {
+          long[] n = newest.computeIfAbsent(r.getString(StreamRules.KEY),
+              k -> new long[] {StreamRules.NONE, StreamRules.NONE});
+          int s = r.getInt(StreamRules.SIDE);
+          n[s] = Math.max(n[s], r.getLong(StreamRules.ORD));
+        }
+        return r;
+      }
+    };
+  }
+
+  private Iterator<Row> ticks(Map<String, long[]> newest) {
+    List<Row> out = new ArrayList<>();
+    for (int b = 0; b < buckets; b++) {
+      if (newest.isEmpty()) out.add(tick(b, 0, null, StreamRules.NONE));
+      for (Map.Entry<String, long[]> e : newest.entrySet()) {
+        for (int s = 0; s < 2; s++) {
+          if (e.getValue()[s] != StreamRules.NONE) out.add(tick(b, s, e.getKey(), e.getValue()[s]));
+        }
+      }
+    }
+    return out.iterator();
+  }
+
+  private static Row tick(int bucket, int side, String key, long order) {
+    return RowFactory.create(bucket, StreamRules.TICK, side, key, 0L, false, order, 0L, 0L, 0L,
+        null, null);
+  }
+}

@@ -1,0 +1,115 @@
+"""The stream-stream join in the JVM: the sides' rows, typed, through one ``flatMapGroupsWithState``.
+
+The operator itself is Java (``io.giql.spark.stream``); this module builds its
+input and reads its output:
+
+* each side's rows become the union's rows: side, code, key, order, prune and
+  hull values (as for the Python operator, :func:`.plan.tag_columns`) and the
+  row itself as a struct of its columns, of any type;
+* for an INNER join a key is cut into *position ranges* of
+  ``spark.giql.streaming.rangeWidth``: a row is copied into every range its hull
+  crosses and a pair is output only in the range holding the larger of the two
+  lo values, so a busy chromosome spreads over buckets (and tasks) and each
+  pair comes out once. A row crossing more than :data:`MAX_RANGES` ranges is
+  *wide*: it is kept in every bucket instead and meets the home copy of each
+  narrow row there. Outer, semi and anti joins keep one unit per key: whether
+  a row ever matched must be known in one place;
+* units are hashed into ``spark.giql.streaming.stateBuckets`` buckets, the
+  grouping key of the state (both are fixed for the life of a checkpoint).
+
+The bound that frees held rows must be the other side's progress plus a
+constant (:func:`offsets`); the interval arithmetic gives that for every
+linear condition (INTERSECTS, windows, DISTANCE, CONTAINS).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from .bounds import Pruning
+from .operator import NO_MATCH, OK
+
+#: Spark conf: the width of a position range (0: one unit per key); fixed for the life of a checkpoint.
+RANGE_CONF = "spark.giql.streaming.rangeWidth"
+DEFAULT_RANGE = 1_000_000
+#: A row whose hull crosses more ranges than this is kept whole in every bucket.
+MAX_RANGES = 8
+#: The range number of a wide row (StreamRules.WIDE; ranges below zero are real ones).
+WIDE = -(2**63)
+#: Order values at which the bound is checked to be progress + a constant.
+_PROBES = (-10**9, -1, 0, 1, 1_000, 10**6, 10**9, 10**12, 10**15)
+#: The union's columns, in the order the operator reads them (StreamRules.COLUMNS).
+COLUMNS = ("__gs_group", "__gs_side", "__gs_code", "__gs_key", "__gs_range", "__gs_home", "__gs_ord",
+           "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r")
+KIND, LEFT, RIGHT = "__gs_kind", "__gs_l", "__gs_r"
+METRICS = ("left_rows_in_state", "right_rows_in_state", "left_rows_added", "right_rows_added",
+           "left_rows_pruned", "right_rows_pruned", "left_late_rows", "right_late_rows")
+
+
+def offsets(pruning: Pruning) -> tuple[tuple[int, int] | None, str | None]:
+    """Each side's bound as ``P + offset`` (P: the other side's progress), or None and why not."""
+    out = []
+    for s in (0, 1):
+        found = {pruning.bound(s, p) - p for p in _PROBES}
+        if len(found) != 1 or not all(isinstance(v, int) or float(v).is_integer() for v in found):
+            side = pruning.side(s)
+            return None, (f"the bound on {side.alias}'s held rows is not the other side's progress plus a "
+                          f"constant ({pruning.describe(s)})")
+        out.append(int(found.pop()))
+    return (out[0], out[1]), None
+
+
+def _floor_div(col: str, width: int) -> str:
+    return f"(CASE WHEN {col} >= 0 THEN {col} div {width} ELSE -((-({col} + 1)) div {width}) - 1 END)"
+
+
+def tagged(df: DataFrame, side: int, tags: dict, struct_types: tuple, *, how: str, width: int,
+           buckets: int) -> DataFrame:
+    """``df``'s rows as the operator's input rows (:data:`COLUMNS`); ``tags``: the code, key, order,
+    prune, lo and hi columns (:func:`.plan.tag_columns`)."""
+    row = F.struct(*[F.col(f"`{c}`") for c in df.columns])
+    base = df.select(*[c.alias(n) for n, c in tags.items()], row.alias("__gs_row"))
+    if how == "inner":  # a row that can match nothing has nothing to do in an INNER join
+        base = base.where(F.col("__gs_code") != NO_MATCH)
+    key_hash = "CASE WHEN __gs_key IS NULL THEN 0 ELSE CAST(pmod(xxhash64(__gs_key{r}), {b}) AS int) END"
+    if width > 0:
+        r0, r1 = _floor_div("__gs_lo", width), _floor_div("__gs_hi", width)
+        units = (f"CASE WHEN __gs_code = {OK} AND {r1} - {r0} < {MAX_RANGES} "
+                 f"THEN transform(sequence({r0}, {r1}), r -> named_struct('r', r, 'g', "
+                 f"{key_hash.format(r=', r', b=buckets)})) "
+                 f"WHEN __gs_code = {OK} THEN transform(sequence(0, {buckets - 1}), g -> "
+                 f"named_struct('r', -9223372036854775807L - 1, 'g', g)) "
+                 f"ELSE array(named_struct('r', {r0}, 'g', {key_hash.format(r=', ' + r0, b=buckets)})) END")
+        base = base.select("*", F.expr(f"{r0}").alias("__gs_r0"), F.explode(F.expr(units)).alias("__gs_u"))
+        group, rng = F.col("__gs_u.g"), F.col("__gs_u.r")
+        home = F.when(rng == F.lit(WIDE), group == 0).otherwise(rng == F.col("__gs_r0"))
+    else:
+        group, rng, home = F.expr(key_hash.format(r="", b=buckets)), F.lit(0).cast("bigint"), F.lit(True)
+    rows = [F.col("__gs_row"), F.lit(None).cast(struct_types[1])]
+    if side == 1:
+        rows = [F.lit(None).cast(struct_types[0]), F.col("__gs_row")]
+    return base.select(group.cast("int").alias(COLUMNS[0]), F.lit(side).alias(COLUMNS[1]),
+                       F.col("__gs_code").cast("int").alias(COLUMNS[2]), F.col("__gs_key").alias(COLUMNS[3]),
+                       rng.cast("bigint").alias(COLUMNS[4]), home.alias(COLUMNS[5]),
+                       *[F.col(f"__gs_{n}").cast("bigint").alias(c) for n, c in
+                         zip(("ord", "prune", "lo", "hi"), COLUMNS[6:10])],
+                       rows[0].alias(COLUMNS[10]), rows[1].alias(COLUMNS[11]))
+
+
+def join(union: DataFrame, conf: dict) -> DataFrame:
+    """The operator's output over ``union``: ``__gs_kind`` (0 an output row, 1 a bucket's metrics),
+    ``__gs_l`` / ``__gs_r`` (the rows, NULL for a missing side) and the metric columns."""
+    from pyspark.sql import DataFrame as DF
+
+    session = union.sparkSession
+    jvm = session.sparkContext._jvm
+    jdf = jvm.io.giql.spark.stream.StreamJoin.join(union._jdf, {k: str(v) for k, v in conf.items()})
+    return DF(jdf, session)
+
+
+def struct_type(df: DataFrame):
+    """The struct type of ``df``'s rows as the operator carries them."""
+    from pyspark.sql.types import StructType
+
+    return StructType(list(df.schema.fields))
