@@ -155,6 +155,7 @@ def worker(args) -> None:
         state = (gq["left_rows_in_state"] + gq["right_rows_in_state"] if gq is not None
                  else sum(o.get("numRowsTotal", 0) for o in ops))
         batches.append({"batch": p["batchId"], "time": p["timestamp"], "input": p["numInputRows"],
+                        "durations": p["durationMs"],
                         "ms": p["durationMs"].get("triggerExecution", 0), "state": state,
                         "output": (obs.get("out") or {}).get("rows", 0),
                         "pruned": (gq["left_rows_pruned"] + gq["right_rows_pruned"]) if gq is not None else None})

@@ -49,6 +49,9 @@ class IntervalJoin:
     #: Per alias of either side, the fields the statement reads, or None for
     #: the whole row; a strategy that moves rows through Python drops the rest.
     fields: Fields = field(default_factory=dict)
+    #: Per alias, the fields the statement reads from the join's result (the condition aside),
+    #: or None where not known: an operator that evaluates the condition itself outputs only these.
+    kept: Fields | None = None
     #: The statement reduces the result to counts or sums per left row (``COUNT(*) ... GROUP BY``
     #: the left row's columns, ``count_overlaps``, ``coverage``): the JVM operators that count
     #: inside the join are priced by the rows they return, not the pairs (:mod:`.cost`).

@@ -41,7 +41,7 @@ WIDE = -(2**63)
 _PROBES = (-10**9, -1, 0, 1, 1_000, 10**6, 10**9, 10**12, 10**15)
 #: The union's columns, in the order the operator reads them (StreamRules.COLUMNS).
 COLUMNS = ("__gs_group", "__gs_side", "__gs_code", "__gs_key", "__gs_range", "__gs_home", "__gs_ord",
-           "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r")
+           "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r", "__gs_lc", "__gs_rc")
 KIND, LEFT, RIGHT = "__gs_kind", "__gs_l", "__gs_r"
 METRICS = ("left_rows_in_state", "right_rows_in_state", "left_rows_added", "right_rows_added",
            "left_rows_pruned", "right_rows_pruned", "left_late_rows", "right_late_rows")
@@ -64,12 +64,40 @@ def _floor_div(col: str, width: int) -> str:
     return f"(CASE WHEN {col} >= 0 THEN {col} div {width} ELSE -((-({col} + 1)) div {width}) - 1 END)"
 
 
-def tagged(df: DataFrame, side: int, tags: dict, struct_types: tuple, *, how: str, width: int,
-           buckets: int) -> DataFrame:
+def projected(df: DataFrame, fields: dict | None) -> list:
+    """``df``'s columns (one struct per alias) cut to ``fields`` (per alias, the fields to keep, or None
+    for all; an alias absent from it is kept whole)."""
+    from pyspark.sql.types import StructType
+
+    by_lower = {k.lower(): v for k, v in (fields or {}).items()}
+    out = []
+    for f in df.schema.fields:
+        keep = by_lower.get(f.name.lower())
+        if keep is None or not isinstance(f.dataType, StructType):
+            out.append(F.col(f"`{f.name}`"))
+        else:
+            out.append(F.struct(*[F.col(f"`{f.name}`").getField(k).alias(k) for k in keep]).alias(f.name))
+    return out
+
+
+def condition_fields(spec, df_left: DataFrame, df_right: DataFrame) -> dict:
+    """Per alias, the fields the join condition reads (None: the whole row)."""
+    from pyspark.sql.types import StructType
+
+    from ..language.rules.interval_join import fields_read
+
+    scope = {f.name: ([g.name for g in f.dataType.fields] if isinstance(f.dataType, StructType) else None)
+             for df in (df_left, df_right) for f in df.schema.fields}
+    return fields_read(spec.full, scope)
+
+
+def tagged(df: DataFrame, side: int, tags: dict, row_types: tuple, cond_types: tuple, output: list,
+           condition: list, *, how: str, width: int, buckets: int) -> DataFrame:
     """``df``'s rows as the operator's input rows (:data:`COLUMNS`); ``tags``: the code, key, order,
-    prune, lo and hi columns (:func:`.plan.tag_columns`)."""
-    row = F.struct(*[F.col(f"`{c}`") for c in df.columns])
-    base = df.select(*[c.alias(n) for n, c in tags.items()], row.alias("__gs_row"))
+    prune, lo and hi columns (:func:`.plan.tag_columns`); ``output`` / ``condition``: the columns of
+    the row as the statement reads it and as the condition does (:func:`projected`)."""
+    base = df.select(*[c.alias(n) for n, c in tags.items()], F.struct(*output).alias("__gs_row"),
+                     F.struct(*condition).alias("__gs_cond"))
     if how == "inner":  # a row that can match nothing has nothing to do in an INNER join
         base = base.where(F.col("__gs_code") != NO_MATCH)
     key_hash = "CASE WHEN __gs_key IS NULL THEN 0 ELSE CAST(pmod(xxhash64(__gs_key{r}), {b}) AS int) END"
@@ -86,15 +114,16 @@ def tagged(df: DataFrame, side: int, tags: dict, struct_types: tuple, *, how: st
         home = F.when(rng == F.lit(WIDE), group == 0).otherwise(rng == F.col("__gs_r0"))
     else:
         group, rng, home = F.expr(key_hash.format(r="", b=buckets)), F.lit(0).cast("bigint"), F.lit(True)
-    rows = [F.col("__gs_row"), F.lit(None).cast(struct_types[1])]
+    rows = [F.col("__gs_row"), F.lit(None).cast(row_types[1]), F.col("__gs_cond"), F.lit(None).cast(cond_types[1])]
     if side == 1:
-        rows = [F.lit(None).cast(struct_types[0]), F.col("__gs_row")]
+        rows = [F.lit(None).cast(row_types[0]), F.col("__gs_row"), F.lit(None).cast(cond_types[0]),
+                F.col("__gs_cond")]
     return base.select(group.cast("int").alias(COLUMNS[0]), F.lit(side).alias(COLUMNS[1]),
                        F.col("__gs_code").cast("int").alias(COLUMNS[2]), F.col("__gs_key").alias(COLUMNS[3]),
                        rng.cast("bigint").alias(COLUMNS[4]), home.alias(COLUMNS[5]),
                        *[F.col(f"__gs_{n}").cast("bigint").alias(c) for n, c in
                          zip(("ord", "prune", "lo", "hi"), COLUMNS[6:10])],
-                       rows[0].alias(COLUMNS[10]), rows[1].alias(COLUMNS[11]))
+                       *[r.alias(c) for r, c in zip(rows, COLUMNS[10:])])
 
 
 def join(union: DataFrame, conf: dict) -> DataFrame:
@@ -108,8 +137,6 @@ def join(union: DataFrame, conf: dict) -> DataFrame:
     return DF(jdf, session)
 
 
-def struct_type(df: DataFrame):
-    """The struct type of ``df``'s rows as the operator carries them."""
-    from pyspark.sql.types import StructType
-
-    return StructType(list(df.schema.fields))
+def struct_type(df: DataFrame, columns: list):
+    """The struct type of ``columns`` of ``df`` as one struct."""
+    return df.select(F.struct(*columns).alias("s")).schema.fields[0].dataType

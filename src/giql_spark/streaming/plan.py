@@ -153,7 +153,7 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     keys = " AND ".join(f"{spark(a)} = {spark(b)}" for a, b in strict + nullable) or "none (one global key)"
     buckets = int(spark_session.conf.get(BUCKETS_CONF, None) or DEFAULT_BUCKETS)
     if choice.strategy == "jvm_stream_state":
-        result, notes = _in_jvm(spec, left, right, tags, pruning, shifts, buckets, name)
+        result, notes = _in_jvm(spec, left, right, tags, pruning, shifts, buckets, name, node.kept)
     else:
         result, notes = _in_python(spec, left, right, tags, pruning, buckets, name, node.left.aliases)
     state, *rest = notes
@@ -171,17 +171,24 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
 
 
 def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruning, shifts: tuple,
-            buckets: int, name: str) -> tuple[DataFrame, list[str]]:
-    """The join through the JVM operator (:mod:`.jvm_state`)."""
+            buckets: int, name: str, kept) -> tuple[DataFrame, list[str]]:
+    """The join through the JVM operator (:mod:`.jvm_state`): it evaluates the condition itself and
+    carries each row cut to what the statement reads after the join (``kept``)."""
     conf_width = left.sparkSession.conf.get(jvm_state.RANGE_CONF, None)
     width = int(conf_width) if conf_width is not None else jvm_state.DEFAULT_RANGE
     if spec.how != "inner":
         width = 0  # whether a row ever matched is known only where all its pairs are found
-    types = (jvm_state.struct_type(left), jvm_state.struct_type(right))
-    union = jvm_state.tagged(left, 0, tags[0], types, how=spec.how, width=width, buckets=buckets).unionByName(
-        jvm_state.tagged(right, 1, tags[1], types, how=spec.how, width=width, buckets=buckets))
-    conf = {"how": spec.how, "buckets": buckets, "width": width,
-            "condition": "" if spec.how == "inner" else spec.full_condition}
+    reads = jvm_state.condition_fields(spec, left, right)
+    output = [jvm_state.projected(df, kept) for df in (left, right)]
+    condition = [jvm_state.projected(df, reads) for df in (left, right)]
+    row_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), output))
+    cond_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), condition))
+    union = None
+    for s, df in enumerate((left, right)):
+        t = jvm_state.tagged(df, s, tags[s], row_types, cond_types, output[s], condition[s], how=spec.how,
+                             width=width, buckets=buckets)
+        union = t if union is None else union.unionByName(t)
+    conf = {"how": spec.how, "buckets": buckets, "width": width, "condition": spec.full_condition}
     for s, prefix in ((0, "left_"), (1, "right_")):
         sd = pruning.side(s)
         conf.update({prefix + "offset": shifts[s], prefix + "disorder": sd.max_disorder,
@@ -190,18 +197,18 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
     out = jvm_state.join(union, conf)
     out = out.observe(name, *[F.sum(f"__gs_m_{m}").alias(m) for m in P.METRICS])
     rows = out.where(F.col(jvm_state.KIND) == 0)
-    cols = [F.col(jvm_state.LEFT)[f].alias(f) for f in left.columns]
+    cols = [F.col(jvm_state.LEFT)[f.name].alias(f.name) for f in row_types[0].fields]
     if spec.how not in ("semi", "anti"):
-        cols += [F.col(jvm_state.RIGHT)[f].alias(f) for f in right.columns]
+        cols += [F.col(jvm_state.RIGHT)[f.name].alias(f.name) for f in row_types[1].fields]
     result = rows.select(*cols)
-    if spec.how == "inner":
-        result = result.where(F.expr(spec.full_condition))
     ranges = (f"keys cut into position ranges of {width:,} ({jvm_state.RANGE_CONF}; a row crossing more than "
               f"{jvm_state.MAX_RANGES} is kept in every bucket)" if width else "one unit per key")
+    carried = "; ".join(f"{f.name}: {', '.join(g.name for g in f.dataType.fields)}"
+                        for t in row_types for f in t.fields if hasattr(f.dataType, "fields")) or "none"
     return result, [f"state: the JVM operator (flatMapGroupsWithState), typed rows, {ranges}, hashed into "
                     f"{buckets} buckets ({BUCKETS_CONF})",
-                    "exact condition: " + ("in Spark, after the operator" if spec.how == "inner"
-                                           else "in the operator")]
+                    "exact condition: in the operator",
+                    f"rows carry what the statement reads after the join ({carried}) and the condition's columns"]
 
 
 def _in_python(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruning, buckets: int, name: str,

@@ -27,7 +27,7 @@ from ...planner.nodes import IntervalJoin, Side
 from ..relations import (aliases_of, and_, conjuncts, each_select, install_result, join_type, kept_for_spark, new_name,
                          record, sides)
 from ..schema import Schema, relations
-from .interval_join import fields_read
+from .interval_join import fields_read, kept_fields
 
 #: Meta key of the root: ``{join: reason}`` for the joins no band was derived for.
 UNPLANNED = "giql_spark_unplanned"
@@ -133,6 +133,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
         spec = band_spec(join_type(join), condition, band, ends_numeric=_ends_numeric(band, select, schema))
         node = IntervalJoin(new_name(), Side(lsql, laliases, lscope), Side(rsql, raliases, rscope), spec, fields)
         install_result(select, i, node)
+        node.kept = kept_fields(select, {**lscope, **rscope})
         record(select, node)
         return True
     return False

@@ -77,6 +77,14 @@ def fields_read(select: exp.Expression, scope: dict[str, list[str] | None]) -> d
     return {a: None if names is None else [f for f in scope[a] if f.lower() in names] for a, names in read.items()}
 
 
+def kept_fields(select: exp.Expression, scope: dict[str, list[str] | None]) -> dict[str, list[str] | None] | None:
+    """Per alias, the fields ``select`` reads once its interval join is replaced by the join's result
+    (:func:`fields_read`), or None when a ``*`` other than ``a.*`` or ``COUNT(*)`` may read every column."""
+    if any(not isinstance(s.parent, (exp.Column, exp.Count)) for s in select.find_all(exp.Star)):
+        return None
+    return fields_read(select, scope)
+
+
 #: Aggregates whose value per group the JVM operators can give from per-left-row counts and sums.
 _PER_ROW_AGGREGATES = (exp.Count, exp.Sum, exp.First, exp.Last, exp.Min, exp.Max)
 
@@ -131,6 +139,7 @@ def _extract(select: exp.Select, schema: Schema) -> bool:
     node = IntervalJoin(new_name(), Side(lsql, laliases, lscope), Side(rsql, raliases, rscope), spec,
                         fields=fields, per_row=per_row, count_only=count_only)
     install_result(select, i, node)
+    node.kept = kept_fields(select, {**lscope, **rscope})
     record(select, node)
     return True
 
@@ -144,4 +153,4 @@ def joined_selects(tree: exp.Expression) -> list[exp.Select]:
     return [s for s in tree.find_all(exp.Select) if find_interval_join(s) is not None]
 
 
-__all__ = ["extract_interval_joins", "fields_read", "find_interval_join", "joined_selects", "relations"]
+__all__ = ["extract_interval_joins", "fields_read", "kept_fields", "find_interval_join", "joined_selects", "relations"]

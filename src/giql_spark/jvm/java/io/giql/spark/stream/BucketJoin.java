@@ -104,6 +104,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
       }
       int code = r.getInt(CODE);
       Row row = r.isNullAt(LEFT + side) ? null : r.getStruct(LEFT + side);
+      Row cond = r.isNullAt(LEFT_COND + side) ? null : r.getStruct(LEFT_COND + side);
       boolean home = r.getBoolean(HOME);
       if (code == NO_MATCH) {
         if (rules.keeps(side) && home) out.lone(side, row);
@@ -119,7 +120,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
           continue;
         }
         unit(units, key, r.getLong(RANGE)).fresh[side].add(r.getLong(PRUNE), r.getLong(LO),
-            r.getLong(HI), false, home, row);
+            r.getLong(HI), false, home, row, cond);
       }
     }
     join(group, units, out);
@@ -194,7 +195,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
     boolean[] hit = lFresh ? lu.hitFresh : lu.hitHeld;
     HullSweep.sweep(l, homeL, r, homeR, (i, j) -> {
       if (only != Long.MIN_VALUE && rules.rangeOf(Math.max(l.lo[i], r.lo[j])) != only) return;
-      if (rules.condition != null && !exact().holds(l.rows[i], r.rows[j])) return;
+      if (!exact().holds(l.cond[i], r.cond[j])) return;
       if (rules.semiOrAnti()) {
         if (!hit[i] && rules.how.equals("semi")) out.emit(l.rows[i], null);
         hit[i] = true;
@@ -289,7 +290,8 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
       for (int side = 0; side < 2; side++) {
         for (Row h : u.<Row>getList(2 + side)) {
           unit.held[side].add(h.getLong(0), h.getLong(1), h.getLong(2), h.getBoolean(3),
-              h.getBoolean(4), h.isNullAt(5) ? null : h.getStruct(5));
+              h.getBoolean(4), h.isNullAt(5) ? null : h.getStruct(5),
+              h.isNullAt(6) ? null : h.getStruct(6));
         }
       }
     }
@@ -308,7 +310,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
         List<Row> rows = new ArrayList<>(h.n);
         for (int i = 0; i < h.n; i++) {
           rows.add(RowFactory.create(h.prune[i], h.lo[i], h.hi[i], h.matched[i], h.home[i],
-              h.rows[i]));
+              h.rows[i], h.cond[i]));
         }
         sides[side] = Scala.seq(rows);
       }

@@ -26,8 +26,8 @@ final class Exact {
   Exact(StreamRules rules, int partition) {
     this.residual = Residual.of(rules.condition, rules.joined, rules.leftInput, rules.rightInput,
         partition);
-    this.left = serializer(rules.leftType);
-    this.right = serializer(rules.rightType);
+    this.left = serializer(rules.leftCond);
+    this.right = serializer(rules.rightCond);
   }
 
   private static ExpressionEncoder.Serializer<Row> serializer(StructType t) {

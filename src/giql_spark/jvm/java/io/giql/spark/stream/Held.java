@@ -8,7 +8,8 @@ import io.giql.spark.index.Sort;
 
 /**
  * One side's rows of one unit: prune value, hull, whether the row matched, whether this copy
- * is the row's home (the one that counts it and pairs it with wide rows), and the row.
+ * is the row's home (the one that counts it and pairs it with wide rows), the row as the
+ * statement reads it and the columns the condition reads.
  * Held rows are sorted by prune value, so forgetting is cutting a prefix.
  */
 final class Held {
@@ -18,9 +19,10 @@ final class Held {
   boolean[] matched = new boolean[4];
   boolean[] home = new boolean[4];
   Row[] rows = new Row[4];
+  Row[] cond = new Row[4];
   int n;
 
-  void add(long p, long l, long h, boolean m, boolean hm, Row row) {
+  void add(long p, long l, long h, boolean m, boolean hm, Row row, Row rc) {
     if (n == prune.length) {
       int c = n * 2;
       prune = Arrays.copyOf(prune, c);
@@ -29,6 +31,7 @@ final class Held {
       matched = Arrays.copyOf(matched, c);
       home = Arrays.copyOf(home, c);
       rows = Arrays.copyOf(rows, c);
+      cond = Arrays.copyOf(cond, c);
     }
     prune[n] = p;
     lo[n] = l;
@@ -36,11 +39,12 @@ final class Held {
     matched[n] = m;
     home[n] = hm;
     rows[n] = row;
+    cond[n] = rc;
     n++;
   }
 
   void addFrom(Held o, int i) {
-    add(o.prune[i], o.lo[i], o.hi[i], o.matched[i], o.home[i], o.rows[i]);
+    add(o.prune[i], o.lo[i], o.hi[i], o.matched[i], o.home[i], o.rows[i], o.cond[i]);
   }
 
   /** These rows and {@code fresh}'s (those {@code keep} allows, or all when null), sorted by prune. */
@@ -66,7 +70,7 @@ final class Held {
     if (same) return;
     long[] l2 = new long[n], h2 = new long[n];
     boolean[] m2 = new boolean[n], o2 = new boolean[n];
-    Row[] r2 = new Row[n];
+    Row[] r2 = new Row[n], c2 = new Row[n];
     for (int i = 0; i < n; i++) {
       int j = idx[i];
       l2[i] = lo[j];
@@ -74,6 +78,7 @@ final class Held {
       m2[i] = matched[j];
       o2[i] = home[j];
       r2[i] = rows[j];
+      c2[i] = cond[j];
     }
     prune = key;
     lo = l2;
@@ -81,6 +86,7 @@ final class Held {
     matched = m2;
     home = o2;
     rows = r2;
+    cond = c2;
   }
 
   /** How many leading rows have a prune value below {@code bound} (they can match nothing more). */
@@ -103,6 +109,7 @@ final class Held {
     matched = Arrays.copyOfRange(matched, k, Math.max(n, k + 1));
     home = Arrays.copyOfRange(home, k, Math.max(n, k + 1));
     rows = Arrays.copyOfRange(rows, k, Math.max(n, k + 1));
+    cond = Arrays.copyOfRange(cond, k, Math.max(n, k + 1));
     n -= k;
   }
 }

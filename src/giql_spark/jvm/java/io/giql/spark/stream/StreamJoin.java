@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -30,8 +31,8 @@ public final class StreamJoin {
    * The operator's output over {@code union}: one row per output row (kind 0: the left row and
    * the right row, either NULL for an unmatched row) and one metric row per bucket and batch
    * (kind 1). {@code conf} holds the rules as text (see {@link StreamRules}); its
-   * {@code condition}, when not empty, is the join condition as Spark SQL over the left row's
-   * columns then the right row's, evaluated in the operator.
+   * {@code condition} is the join condition as Spark SQL over the columns of the left condition
+   * row then the right one, evaluated in the operator.
    */
   public static Dataset<Row> join(Dataset<Row> union, Map<String, String> conf) {
     StructType in = union.schema();
@@ -43,26 +44,25 @@ public final class StreamJoin {
     }
     StructType lt = (StructType) in.fields()[StreamRules.LEFT].dataType();
     StructType rt = (StructType) in.fields()[StreamRules.RIGHT].dataType();
-    String text = conf.getOrDefault("condition", "");
-    StreamRules rules;
-    if (text.isEmpty()) {
-      rules = new StreamRules(conf, lt, rt, null, null, null, null);
-    } else {
-      List<StructField> both = new ArrayList<>(List.of(lt.fields()));
-      both.addAll(List.of(rt.fields()));
-      Dataset<Row> empty = union.sparkSession().createDataFrame(new ArrayList<Row>(),
-          new StructType(both.toArray(new StructField[0])));
-      // The analysed plan, with what only the optimizer turns into evaluable expressions
-      // (BETWEEN and the like) replaced; not optimized further, which would fold the empty input.
-      LogicalPlan plan = ReplaceExpressions$.MODULE$.apply(
-          empty.select(functions.expr(text)).queryExecution().analyzed());
-      Project project = (Project) plan;
-      Expression condition = Evaluable.of(((Alias) project.projectList().head()).child());
-      List<Attribute> joined = Scala.list(project.child().output());
-      rules = new StreamRules(conf, lt, rt, condition, Scala.seq(joined),
-          Scala.seq(joined.subList(0, lt.size())), Scala.seq(joined.subList(lt.size(), joined.size())));
-    }
-    Dataset<Row> ticked = union.mapPartitions(new Ticks(rules.buckets), Encoders.row(in));
+    StructType lc = (StructType) in.fields()[StreamRules.LEFT_COND].dataType();
+    StructType rc = (StructType) in.fields()[StreamRules.RIGHT_COND].dataType();
+    List<StructField> both = new ArrayList<>(List.of(lc.fields()));
+    both.addAll(List.of(rc.fields()));
+    Dataset<Row> empty = union.sparkSession().createDataFrame(new ArrayList<Row>(),
+        new StructType(both.toArray(new StructField[0])));
+    // The analysed plan, with what only the optimizer turns into evaluable expressions
+    // (BETWEEN and the like) replaced; not optimized further, which would fold the empty input.
+    LogicalPlan plan = ReplaceExpressions$.MODULE$.apply(
+        empty.select(functions.expr(conf.get("condition"))).queryExecution().analyzed());
+    Project project = (Project) plan;
+    Expression condition = Evaluable.of(((Alias) project.projectList().head()).child());
+    List<Attribute> joined = Scala.list(project.child().output());
+    StreamRules rules = new StreamRules(conf, lt, rt, lc, rc, condition, Scala.seq(joined),
+        Scala.seq(joined.subList(0, lc.size())), Scala.seq(joined.subList(lc.size(), joined.size())));
+    Column[] reads = new Column[Ticks.READS.length];
+    for (int i = 0; i < reads.length; i++) reads[i] = functions.col(Ticks.READS[i]);
+    Dataset<Row> ticked = union.union(
+        union.select(reads).mapPartitions(new Ticks(rules.buckets), Encoders.row(in)));
     return ticked.groupBy(functions.col(StreamRules.COLUMNS[StreamRules.GROUP]))
         .as(Encoders.INT(), Encoders.row(in))
         .flatMapGroupsWithState(new BucketJoin(rules), OutputMode.Append(),

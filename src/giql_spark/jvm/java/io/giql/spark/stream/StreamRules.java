@@ -39,9 +39,14 @@ public final class StreamRules implements Serializable {
 
   /** Columns of the union, in order. */
   static final int GROUP = 0, SIDE = 1, CODE = 2, KEY = 3, RANGE = 4, HOME = 5, ORD = 6, PRUNE = 7,
-      LO = 8, HI = 9, LEFT = 10, RIGHT = 11;
+      LO = 8, HI = 9, LEFT = 10, RIGHT = 11, LEFT_COND = 12, RIGHT_COND = 13;
+  /**
+   * The union's columns: {@code __gs_l}/{@code __gs_r} hold what the statement reads of a row
+   * (output), {@code __gs_lc}/{@code __gs_rc} what the condition reads (evaluated here).
+   */
   public static final String[] COLUMNS = {"__gs_group", "__gs_side", "__gs_code", "__gs_key",
-      "__gs_range", "__gs_home", "__gs_ord", "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r"};
+      "__gs_range", "__gs_home", "__gs_ord", "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r",
+      "__gs_lc", "__gs_rc"};
   public static final String[] METRICS = {"left_rows_in_state", "right_rows_in_state",
       "left_rows_added", "right_rows_added", "left_rows_pruned", "right_rows_pruned",
       "left_late_rows", "right_late_rows"};
@@ -58,14 +63,16 @@ public final class StreamRules implements Serializable {
   final String[] needed = new String[2];
   final StructType leftType;
   final StructType rightType;
-  /** The join condition over (left row, right row), or null when Spark filters the pairs after. */
+  final StructType leftCond;
+  final StructType rightCond;
+  /** The join condition over (left condition row, right condition row). */
   final Expression condition;
   final Seq<Attribute> joined;
   final Seq<Attribute> leftInput;
   final Seq<Attribute> rightInput;
 
   StreamRules(Map<String, String> c, StructType leftType, StructType rightType,
-      Expression condition, Seq<Attribute> joined, Seq<Attribute> leftInput,
+      StructType leftCond, StructType rightCond, Expression condition, Seq<Attribute> joined, Seq<Attribute> leftInput,
       Seq<Attribute> rightInput) {
     this.how = c.get("how");
     this.buckets = Integer.parseInt(c.get("buckets"));
@@ -81,6 +88,8 @@ public final class StreamRules implements Serializable {
     }
     this.leftType = leftType;
     this.rightType = rightType;
+    this.leftCond = leftCond;
+    this.rightCond = rightCond;
     this.condition = condition;
     this.joined = joined;
     this.leftInput = leftInput;
@@ -121,14 +130,15 @@ public final class StreamRules implements Serializable {
     return t;
   }
 
-  static StructType heldType(StructType row) {
+  static StructType heldType(StructType row, StructType cond) {
     return new StructType()
         .add("prune", DataTypes.LongType, false)
         .add("lo", DataTypes.LongType, false)
         .add("hi", DataTypes.LongType, false)
         .add("matched", DataTypes.BooleanType, false)
         .add("home", DataTypes.BooleanType, false)
-        .add("row", row, true);
+        .add("row", row, true)
+        .add("cond", cond, true);
   }
 
   StructType stateType() {
@@ -139,8 +149,8 @@ public final class StreamRules implements Serializable {
     StructType unit = new StructType()
         .add("key", DataTypes.StringType, true)
         .add("range", DataTypes.LongType, false)
-        .add("left", DataTypes.createArrayType(heldType(leftType), false), false)
-        .add("right", DataTypes.createArrayType(heldType(rightType), false), false);
+        .add("left", DataTypes.createArrayType(heldType(leftType, leftCond), false), false)
+        .add("right", DataTypes.createArrayType(heldType(rightType, rightCond), false), false);
     return new StructType(new StructField[] {
         DataTypes.createStructField("buckets", DataTypes.IntegerType, false),
         DataTypes.createStructField("width", DataTypes.LongType, false),

@@ -5,15 +5,15 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 
 /**
- * Passes an input partition's rows on and then adds, for every bucket, tick rows carrying the
- * newest order value each side reached on each key in the partition.
+ * For every bucket, tick rows carrying the newest order value each side reached on each key in
+ * an input partition. It reads only a narrow projection of the union (key, side, code, order),
+ * so the rows themselves are not converted twice.
  *
  * <p>So every bucket is visited in every batch that reads data (it reports its exact totals
  * and prunes even when no row of its own arrived), and a bucket holding a position range of a
@@ -21,6 +21,10 @@ import org.apache.spark.sql.RowFactory;
  */
 final class Ticks implements MapPartitionsFunction<Row, Row> {
   private static final long serialVersionUID = 1L;
+  /** Columns of the narrow projection this reads. */
+  static final String[] READS = {StreamRules.COLUMNS[StreamRules.KEY],
+      StreamRules.COLUMNS[StreamRules.SIDE], StreamRules.COLUMNS[StreamRules.CODE],
+      StreamRules.COLUMNS[StreamRules.ORD]};
   private final int buckets;
 
   Ticks(int buckets) {
@@ -29,38 +33,20 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
 
   @Override
   public Iterator<Row> call(Iterator<Row> input) {
+    if (!input.hasNext()) return java.util.Collections.emptyIterator();
     Map<String, long[]> newest = new HashMap<>();
-    return new Iterator<Row>() {
-      private boolean any;
-      private Iterator<Row> ticks;
-
-      @Override
-      public boolean hasNext() {
-        if (ticks == null) {
-          if (input.hasNext()) return true;
-          ticks = any ? ticks(newest) : java.util.Collections.emptyIterator();
-        }
-        return ticks.hasNext();
+    while (input.hasNext()) {
+      Row r = input.next();
+      int code = r.getInt(2);
+      if ((code == StreamRules.OK || code == StreamRules.MARKER) && !r.isNullAt(0)) {
+        long[] n = newest.computeIfAbsent(r.getString(0),
+            k -> new long[] {StreamRules.NONE, StreamRules.NONE});
+        int s = r.getInt(1);
+        n[s] = Math.max(n[s], r.getLong(3));
       }
-
-      @Override
-      public Row next() {
-        if (!hasNext()) throw new NoSuchElementException();
-        if (ticks != null) return ticks.next();
-        Row r = input.next();
-        any = true;
-        int code = r.getInt(StreamRules.CODE);
-        if ((code == StreamRules.OK || code == StreamRules.MARKER) && !r.isNullAt(StreamRules.KEY)) {
-          long[] n = newest.computeIfAbsent(r.getString(StreamRules.KEY),
-              k -> new long[] {StreamRules.NONE, StreamRules.NONE});
-          int s = r.getInt(StreamRules.SIDE);
-          n[s] = Math.max(n[s], r.getLong(StreamRules.ORD));
-        }
-        return r;
-      }
-    };
+    }
+    return ticks(newest);
   }
-
   private Iterator<Row> ticks(Map<String, long[]> newest) {
     List<Row> out = new ArrayList<>();
     for (int b = 0; b < buckets; b++) {
@@ -76,6 +62,6 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
 
   private static Row tick(int bucket, int side, String key, long order) {
     return RowFactory.create(bucket, StreamRules.TICK, side, key, 0L, false, order, 0L, 0L, 0L,
-        null, null);
+        null, null, null, null);
   }
 }
