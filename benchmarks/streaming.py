@@ -130,7 +130,8 @@ def worker(args) -> None:
     spark = gs.local_spark(args.master, config={
         "spark.sql.shuffle.partitions": str(args.partitions), "spark.default.parallelism": str(args.partitions),
         "spark.ui.enabled": "false", "spark.driver.memory": args.driver_memory,
-        "spark.sql.streaming.numRecentProgressUpdates": "1000000"})
+        "spark.sql.streaming.numRecentProgressUpdates": "1000000",
+        **dict(kv.split("=", 1) for kv in os.environ.get("GS_BENCH_CONF", "").split(";") if kv)})
     data = Path(args.data)
     df = (giql_query(spark, data, args.join, args.window) if args.engine == "giql"
           else spark_query(spark, data, args.join, args.window, args.max_width))

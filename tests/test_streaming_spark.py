@@ -230,6 +230,45 @@ def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, feed, tmp_path
     assert got == want, f"missing {want - got}, extra {got - want}"
 
 
+def test_a_killed_query_restarts_from_its_checkpoint_exactly_once(spark, feed, tmp_path):
+    """The query runs in a process of its own, writing to a Parquet file sink; the process and its JVM are
+    killed (SIGKILL) while files are still arriving, and a new process resumes from the checkpoint: the sink
+    holds the batch join's rows, none lost, none doubled."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    rng = random.Random(13)
+    a_rows = sorted_rows(rng, "a", n=40, gap=500, width=300)
+    b_rows = sorted_rows(rng, "b", n=40, gap=500, width=300)
+    parts = list(zip(chunks(rng, a_rows, 4), chunks(rng, b_rows, 4)))
+    out, ck = str(tmp_path / "out"), str(tmp_path / "ck")
+    child = [sys.executable, os.path.join(os.path.dirname(__file__), "stream_child.py"), feed.root, out, ck]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")])}
+    feed.put("a", parts[0][0])
+    feed.put("b", parts[0][1])
+    proc = subprocess.Popen(child, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+                            start_new_session=True)
+    try:
+        assert proc.stdout.readline().startswith("batch "), "the first micro-batch never committed"
+        for pa_, pb in parts[1:3]:  # files keep landing (one a side per micro-batch) ...
+            feed.put("a", pa_)
+            feed.put("b", pb)
+        assert proc.stdout.readline().startswith("batch ")
+    finally:  # ... and the process tree dies mid-stream
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    feed.put("a", parts[3][0] + markers())
+    feed.put("b", parts[3][1] + markers())
+    done = subprocess.run(child + ["--drain"], capture_output=True, text=True, env=env, timeout=600)
+    assert "drained" in done.stdout, done.stderr[-3000:]
+    got = Counter(tuple(r) for r in spark.read.parquet(out).collect())
+    want = batch(spark, "SELECT x.name, y.name FROM a x FULL JOIN b y ON x.interval INTERSECTS y.interval",
+                 a_rows, b_rows)
+    assert got == want, f"missing {want - got}, extra {got - want}"
+
+
 def test_late_rows_fail_the_query_or_are_dropped_and_counted(spark, feed, tmp_path):
     rng = random.Random(3)
     a_rows = sorted_rows(rng, "a", chroms=("chr1",), n=30, gap=200, width=300)
