@@ -35,6 +35,7 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,12 +47,15 @@ from harness.rss import run_measured
 
 CHROMS = [f"chr{i}" for i in range(1, 23)] + ["chrX"]
 SCHEMA = "chrom string, start bigint, `end` bigint, name string"
+#: ``--ride``: a struct column each row carries through the join.
+RIDE = ", info struct<score: double, tags: array<string>>"
 JOINS = ("intersects", "window")
 ENGINES = ("giql", "spark")
 
 
 # --------------------------------------------------------------------------- data
-def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_width: int, seed: int) -> None:
+def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_width: int, seed: int,
+             ride: bool = False) -> None:
     """Both sides' files under ``root/a`` and ``root/b`` (skipped when present with the same parameters)."""
     import numpy as np
     import pyarrow as pa
@@ -59,7 +63,7 @@ def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_
 
     stamp = root / "params.json"
     params = {"rows": rows, "batches": batches, "gap": gap, "min_width": min_width, "max_width": max_width,
-              "seed": seed}
+              "seed": seed, **({"ride": True} if ride else {})}
     if stamp.exists() and json.loads(stamp.read_text()) == params:
         return
     shutil.rmtree(root, ignore_errors=True)
@@ -78,13 +82,20 @@ def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_
             for k in range(batches):
                 i, j = cuts[k], cuts[k + 1]
                 if j > i:
-                    parts[k].append(pa.table({"chrom": pa.array(np.full(j - i, c)), "start": starts[i:j],
-                                              "end": ends[i:j], "name": pa.array(names[i:j])}))
+                    cols = {"chrom": pa.array(np.full(j - i, c)), "start": starts[i:j], "end": ends[i:j],
+                            "name": pa.array(names[i:j])}
+                    if ride:
+                        cols["info"] = pa.StructArray.from_arrays(
+                            [pa.array(rng.random(j - i)), pa.array([[f"t{x % 7}", side] for x in range(i, j)])],
+                            names=["score", "tags"])
+                    parts[k].append(pa.table(cols))
         t0 = time.time() - batches - 10
         for k, tables in enumerate(parts):
             path = root / side / f"{k:06d}.parquet"
             if tables:
                 pq.write_table(pa.concat_tables(tables), path)
+            elif ride:
+                raise SystemExit("--ride needs every stretch to hold rows (fewer --batches)")
             else:  # an empty stretch still takes one micro-batch on both sides
                 pq.write_table(pa.table({"chrom": pa.array([], pa.string()), "start": pa.array([], pa.int64()),
                                          "end": pa.array([], pa.int64()), "name": pa.array([], pa.string())}), path)
@@ -93,23 +104,28 @@ def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_
 
 
 # --------------------------------------------------------------------------- one run (in a worker process)
-def giql_query(spark, data: Path, join: str, window: int):
+def giql_query(spark, data: Path, join: str, window: int, ride: bool = False):
     import giql_spark as gs
 
     s = gs.Session(spark)
+    schema = SCHEMA + (RIDE if ride else "")
     for side in ("a", "b"):
-        s.register(side, spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(data / side)))
+        s.register(side, spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(str(data / side)))
     cond = ("a.interval INTERSECTS b.interval" if join == "intersects"
             else f"a.chrom = b.chrom AND b.start BETWEEN a.start - {window} AND a.start + {window}")
-    return s.sql(f"SELECT a.name AS a_name, b.name AS b_name FROM a JOIN b ON {cond}")
+    extra = ", a.info AS a_info, b.info AS b_info" if ride else ""
+    return s.sql(f"SELECT a.name AS a_name, b.name AS b_name{extra} FROM a JOIN b ON {cond}")
 
 
-def spark_query(spark, data: Path, join: str, window: int, max_width: int):
+def spark_query(spark, data: Path, join: str, window: int, max_width: int, ride: bool = False):
     from pyspark.sql import functions as F
 
+    cols = ("chrom", "start", "end", "name") + (("info",) if ride else ())
+
     def side(name: str):
-        df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(data / name))
-        df = df.select(*[F.col(c).alias(f"{name}_{c}") for c in ("chrom", "start", "end", "name")])
+        df = spark.readStream.schema(SCHEMA + (RIDE if ride else "")).option("maxFilesPerTrigger", 1).parquet(
+            str(data / name))
+        df = df.select(*[F.col(c).alias(f"{name}_{c}") for c in cols])
         return df.withColumn(f"{name}_ts", F.timestamp_seconds(f"{name}_start")).withWatermark(f"{name}_ts", "0 seconds")
 
     a, b = side("a"), side("b")
@@ -119,7 +135,19 @@ def spark_query(spark, data: Path, join: str, window: int, max_width: int):
     else:
         cond = (f"a_chrom = b_chrom AND b_start BETWEEN a_start - {window} AND a_start + {window} AND "
                 f"b_ts BETWEEN a_ts - INTERVAL {window} SECONDS AND a_ts + INTERVAL {window} SECONDS")
-    return a.join(b, F.expr(cond), "inner").select("a_name", "b_name")
+    return a.join(b, F.expr(cond), "inner").select("a_name", "b_name", *(("a_info", "b_info") if ride else ()))
+
+
+def batch_count(spark, data: Path, join: str, window: int, ride: bool) -> int:
+    """The batch join's pair count over the same files: what the streams must give."""
+    import giql_spark as gs
+
+    s = gs.Session(spark)
+    for side in ("a", "b"):
+        s.register(side, spark.read.schema(SCHEMA + (RIDE if ride else "")).parquet(str(data / side)))
+    cond = ("a.interval INTERSECTS b.interval" if join == "intersects"
+            else f"a.chrom = b.chrom AND b.start BETWEEN a.start - {window} AND a.start + {window}")
+    return s.sql(f"SELECT COUNT(*) FROM a JOIN b ON {cond}").collect()[0][0]
 
 
 def worker(args) -> None:
@@ -133,12 +161,28 @@ def worker(args) -> None:
         "spark.sql.streaming.numRecentProgressUpdates": "1000000",
         **dict(kv.split("=", 1) for kv in os.environ.get("GS_BENCH_CONF", "").split(";") if kv)})
     data = Path(args.data)
-    df = (giql_query(spark, data, args.join, args.window) if args.engine == "giql"
-          else spark_query(spark, data, args.join, args.window, args.max_width))
-    df = df.observe("out", F.count(F.lit(1)).alias("rows"))
+    if args.engine == "batch":
+        Path(args.result).write_text(json.dumps({"count": batch_count(spark, data, args.join, args.window,
+                                                                      args.ride)}))
+        spark.stop()
+        return
+
+    def query():
+        df = (giql_query(spark, data, args.join, args.window, args.ride) if args.engine == "giql"
+              else spark_query(spark, data, args.join, args.window, args.max_width, args.ride))
+        return df.observe("out", F.count(F.lit(1)).alias("rows"))
+
     checkpoint = tempfile.mkdtemp(prefix="giql-streaming-ck-")
     t0 = time.time()
-    q = (df.writeStream.format("noop").option("checkpointLocation", checkpoint)
+    progress = []
+    if args.restart_after:  # run until that many micro-batches committed, stop, and go on from the checkpoint
+        first = (query().writeStream.format("noop").option("checkpointLocation", checkpoint)
+                 .trigger(processingTime="0 seconds").start())
+        while first.isActive and (first.lastProgress is None or first.lastProgress["batchId"] < args.restart_after - 1):
+            time.sleep(0.02)
+        first.stop()
+        progress = [p for p in first.recentProgress if p["numInputRows"]]
+    q = (query().writeStream.format("noop").option("checkpointLocation", checkpoint)
          .trigger(availableNow=True).start())
     stopped = False
     if float(args.time_limit):
@@ -149,7 +193,7 @@ def worker(args) -> None:
         q.awaitTermination()
     wall = time.time() - t0
     batches = []
-    for p in q.recentProgress:
+    for p in progress + list(q.recentProgress):
         obs = {k: v.asDict() for k, v in (p.get("observedMetrics") or {}).items()}  # Row values
         gq = next((v for k, v in obs.items() if k.startswith("giql_state_")), None)
         ops = p.get("stateOperators") or []
@@ -164,7 +208,7 @@ def worker(args) -> None:
         from datetime import datetime
 
         ends = [datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")).timestamp()
-                + p["durationMs"].get("triggerExecution", 0) / 1000 for p in q.recentProgress]
+                + p["durationMs"].get("triggerExecution", 0) / 1000 for p in progress + list(q.recentProgress)]
         wall = (max(ends) - t0) if ends else wall
     shutil.rmtree(checkpoint, ignore_errors=True)
     spark.stop()
@@ -185,7 +229,9 @@ def run(args, join: str, engine: str) -> dict:
     cmd = [sys.executable, __file__, "--worker", "--join", join, "--engine", engine, "--result", str(result),
            "--data", str(args.data), "--window", str(args.window), "--max-width", str(args.max_width),
            "--master", args.master, "--partitions", str(args.partitions), "--driver-memory", args.driver_memory,
-           "--time-limit", str(limit_for(args.time_limit, engine))]
+           "--time-limit", str(limit_for(args.time_limit, engine)), "--restart-after", str(args.restart_after)]
+    if args.ride:
+        cmd.append("--ride")
     print(f"[{join} {engine}] {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
     done = run_measured(cmd)
     if done.returncode != 0:
@@ -237,18 +283,28 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
         f"Data: two sorted streams of {args.rows:,} intervals each, 23 chromosomes, widths uniform in "
         f"[{args.min_width}, {args.max_width}], mean start gap {args.gap}; {args.batches} files per side, one file "
         f"of each side per micro-batch. Master {args.master}, {args.partitions} shuffle partitions, driver memory "
-        f"{args.driver_memory}, {os.cpu_count()} cores on this machine (shared: other processes may have run).",
+        f"{args.driver_memory}, {os.cpu_count()} cores on this machine (shared: other processes may have run)."
+        + (" Every row carries a struct column `info struct<score: double, tags: array<string>>`, selected "
+           "from both sides." if args.ride else "")
+        + (f" Each query is stopped after {args.restart_after} micro-batches and restarted from its checkpoint "
+           "(the wall time is both runs')." if args.restart_after else ""),
         "",
-        "| join | engine | wall s | input rows/s | micro-batches | peak rows in state | peak RSS (GiB) | pairs |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| join | engine | wall s | input rows/s | micro-batches | rows in state per micro-batch (min / median / "
+        "max) | peak RSS (GiB) | pairs | batch join's pairs |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         done = (f"{len(r['batches'])} of {args.batches}, stopped at the {r['limit']:.0f} s limit"
                 if r.get("stopped") else f"{len(r['batches'])}")
         rate = (f"{r['rate']:,.0f}" if r["batches"] or not r.get("stopped")
                 else f"none finished in {r['limit']:.0f} s")
+        states = sorted(b["state"] for b in r["batches"]) or [0]
+        batch = r.get("batch_count")
+        same = "" if batch is None else f"{batch:,}" + ("" if r.get("stopped") else
+                                                         " (equal)" if batch == r["output"] else " (DIFFERENT)")
         lines.append(f"| {r['join']} | {r['engine']} | {r['wall']:.1f} | {rate} | {done} | "
-                     f"{r['peak_state']:,} | {r['rss'] / 2**30:.2f} | {r['output']:,} |")
+                     f"{states[0]:,} / {states[len(states) // 2]:,} / {states[-1]:,} | {r['rss'] / 2**30:.2f} | "
+                     f"{r['output']:,} | {same} |")
     done = {j: [r["output"] for r in results if r["join"] == j and not r.get("stopped")] for j in JOINS}
     ran = {j: sum(r["join"] == j for r in results) for j in JOINS}
     lines += ["", "Pairs agree between the engines: " + ", ".join(
@@ -285,6 +341,11 @@ def main() -> None:
     ap.add_argument("--partitions", type=int, default=2)
     ap.add_argument("--driver-memory", default="4g")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ride", action="store_true", help="every row carries a struct column (score, array of tags) "
+                                                        "through the join")
+    ap.add_argument("--check", action="store_true", help="count each join's pairs in batch too, and compare")
+    ap.add_argument("--restart-after", type=int, default=0,
+                    help="stop the query after this many micro-batches and restart it from its checkpoint")
     ap.add_argument("--time-limit", default="0",
                     help="seconds per (join, engine) run, or per engine ('spark=900,giql=0'); a run still "
                          "going is stopped and its finished micro-batches reported (0: no limit)")
@@ -298,7 +359,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.worker:
         return worker(args)
-    args.data = Path(args.data or Path(tempfile.gettempdir()) / f"giql-streaming-{args.rows}-{args.batches}")
+    args.data = Path(args.data or Path(tempfile.gettempdir())
+                     / f"giql-streaming-{args.rows}-{args.batches}{'-ride' if args.ride else ''}")
     out = Path(args.out)
     png = out.with_suffix(".png")
     if args.render:
@@ -311,9 +373,23 @@ def main() -> None:
         print(f"wrote {out}, {png}")
         return
     t0 = time.time()
-    generate(args.data, args.rows, args.batches, args.gap, args.min_width, args.max_width, args.seed)
+    generate(args.data, args.rows, args.batches, args.gap, args.min_width, args.max_width, args.seed, args.ride)
     print(f"data in {args.data} ({time.time() - t0:.1f} s)", flush=True)
     results = [run(args, j, e) for j in args.joins.split(",") for e in args.engines.split(",")]
+    if args.check:  # each join's batch count, in a process of its own
+        for j in args.joins.split(","):
+            result = Path(tempfile.mkstemp(prefix="giql-streaming-", suffix=".json")[1])
+            cmd = [sys.executable, __file__, "--worker", "--join", j, "--engine", "batch", "--result", str(result),
+                   "--data", str(args.data), "--window", str(args.window), "--master", args.master,
+                   "--partitions", str(args.partitions), "--driver-memory", args.driver_memory]
+            if args.ride:
+                cmd.append("--ride")
+            subprocess.run(cmd, check=True, capture_output=True)
+            count = json.loads(result.read_text())["count"]
+            result.unlink()
+            for r in results:
+                if r["join"] == j:
+                    r["batch_count"] = count
     plot(results, png)
     command = command_line("PYTHONPATH=src python")
     write_report(out, report(args, results, command, png), {"command": command, "results": results})
