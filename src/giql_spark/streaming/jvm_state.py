@@ -126,14 +126,22 @@ def tagged(df: DataFrame, side: int, tags: dict, row_types: tuple, cond_types: t
                        *[r.alias(c) for r, c in zip(rows, COLUMNS[10:])])
 
 
-def join(union: DataFrame, conf: dict) -> DataFrame:
-    """The operator's output over ``union``: ``__gs_kind`` (0 an output row, 1 a bucket's metrics),
-    ``__gs_l`` / ``__gs_r`` (the rows, NULL for a missing side) and the metric columns."""
+def progress(df: DataFrame, side: int, tags: dict) -> DataFrame:
+    """``df``'s rows as key, side, code and order only: what the ticks are made of. Read apart from
+    :func:`tagged` so that Spark reads only the columns these need and the rows are not converted."""
+    return df.select(tags["__gs_key"].alias("__gs_key"), F.lit(side).alias("__gs_side"),
+                     tags["__gs_code"].cast("int").alias("__gs_code"), tags["__gs_ord"].cast("bigint").alias("__gs_ord"))
+
+
+def join(union: DataFrame, ticks: DataFrame, conf: dict) -> DataFrame:
+    """The operator's output over ``union`` (``ticks``: :func:`progress` of the same inputs):
+    ``__gs_kind`` (0 an output row, 1 a bucket's metrics), ``__gs_l`` / ``__gs_r`` (the rows, NULL for
+    a missing side) and the metric columns."""
     from pyspark.sql import DataFrame as DF
 
     session = union.sparkSession
     jvm = session.sparkContext._jvm
-    jdf = jvm.io.giql.spark.stream.StreamJoin.join(union._jdf, {k: str(v) for k, v in conf.items()})
+    jdf = jvm.io.giql.spark.stream.StreamJoin.join(union._jdf, ticks._jdf, {k: str(v) for k, v in conf.items()})
     return DF(jdf, session)
 
 

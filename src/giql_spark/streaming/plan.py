@@ -183,18 +183,19 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
     condition = [jvm_state.projected(df, reads) for df in (left, right)]
     row_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), output))
     cond_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), condition))
-    union = None
+    union = ticks = None
     for s, df in enumerate((left, right)):
         t = jvm_state.tagged(df, s, tags[s], row_types, cond_types, output[s], condition[s], how=spec.how,
                              width=width, buckets=buckets)
-        union = t if union is None else union.unionByName(t)
+        p = jvm_state.progress(df, s, tags[s])
+        union, ticks = (t, p) if union is None else (union.unionByName(t), ticks.unionByName(p))
     conf = {"how": spec.how, "buckets": buckets, "width": width, "condition": spec.full_condition}
     for s, prefix in ((0, "left_"), (1, "right_")):
         sd = pruning.side(s)
         conf.update({prefix + "offset": shifts[s], prefix + "disorder": sd.max_disorder,
                      prefix + "late_rows": sd.late_rows, prefix + "alias": sd.alias, prefix + "order": sd.order,
                      prefix + "needed": ", ".join(n.name for n in sd.needed)})
-    out = jvm_state.join(union, conf)
+    out = jvm_state.join(union, ticks, conf)
     out = out.observe(name, *[F.sum(f"__gs_m_{m}").alias(m) for m in P.METRICS])
     rows = out.where(F.col(jvm_state.KIND) == 0)
     cols = [F.col(jvm_state.LEFT)[f.name].alias(f.name) for f in row_types[0].fields]

@@ -28,13 +28,14 @@ public final class StreamJoin {
   private StreamJoin() {}
 
   /**
-   * The operator's output over {@code union}: one row per output row (kind 0: the left row and
+   * The operator's output over {@code union}, with {@code progress} the same input rows' key,
+   * side, code and order only (read again, narrowly, for the ticks): one row per output row (kind 0: the left row and
    * the right row, either NULL for an unmatched row) and one metric row per bucket and batch
    * (kind 1). {@code conf} holds the rules as text (see {@link StreamRules}); its
    * {@code condition} is the join condition as Spark SQL over the columns of the left condition
    * row then the right one, evaluated in the operator.
    */
-  public static Dataset<Row> join(Dataset<Row> union, Map<String, String> conf) {
+  public static Dataset<Row> join(Dataset<Row> union, Dataset<Row> progress, Map<String, String> conf) {
     StructType in = union.schema();
     for (int i = 0; i < StreamRules.COLUMNS.length; i++) {
       if (!in.fields()[i].name().equals(StreamRules.COLUMNS[i])) {
@@ -62,7 +63,7 @@ public final class StreamJoin {
     Column[] reads = new Column[Ticks.READS.length];
     for (int i = 0; i < reads.length; i++) reads[i] = functions.col(Ticks.READS[i]);
     Dataset<Row> ticked = union.union(
-        union.select(reads).mapPartitions(new Ticks(rules.buckets), Encoders.row(in)));
+        progress.select(reads).mapPartitions(new Ticks(rules.buckets), Encoders.row(in)));
     return ticked.groupBy(functions.col(StreamRules.COLUMNS[StreamRules.GROUP]))
         .as(Encoders.INT(), Encoders.row(in))
         .flatMapGroupsWithState(new BucketJoin(rules), OutputMode.Append(),
