@@ -37,6 +37,39 @@ def test_forced_strategy_refuses_a_row_too_wide_in_one_line(session, strategy, s
     assert "\n\tat " not in msg  # no Java stack
 
 
+def test_forced_jvm_sweep_refuses_a_row_too_wide_in_one_line(session):
+    """(The JVM sweep joins INNER joins only.)"""
+    from giql_spark.errors import spark_message
+
+    for name, t in _tables().items():
+        session.register(name, session.spark.createDataFrame(t.rows, t.schema))
+    session.options.update({"strategy": "jvm_sweep", "tile_size": 10_000})
+    try:
+        with pytest.raises(Exception) as err:
+            session.sql("SELECT a.name, b.name AS g FROM peaks a JOIN genes b "
+                        "ON a.interval INTERSECTS b.interval").collect()
+    finally:
+        session.options.update(strategy=None, tile_size=None)
+    msg = spark_message(err.value)
+    assert (f"giql sweep join: a row whose interval spans {WIDE} bases would be cut into more than 1,000,000 "
+            "tiles of 10,000" in msg), msg
+    assert "\n\tat " not in msg  # no Java stack
+
+
+@pytest.mark.parametrize("strategy", ["jvm_broadcast", "broadcast", "naive"])
+def test_strategies_that_do_not_cut_rows_run_a_whole_chromosome_interval(session, strategy):
+    """(The merge join's unbounded rows are tested in test_jvm_merge.)"""
+    for name, t in _tables().items():
+        session.register(name, session.spark.createDataFrame(t.rows, t.schema))
+    session.options.update({"strategy": strategy})
+    try:
+        rows = session.sql("SELECT a.name, b.name AS g FROM peaks a JOIN genes b "
+                           "ON a.interval INTERSECTS b.interval").collect()
+    finally:
+        session.options.update(strategy=None)
+    assert sorted(tuple(r) for r in rows) == [("all", "g1"), ("p1", "g2")]
+
+
 def test_the_model_runs_a_whole_chromosome_interval(check):
     rows = check("SELECT a.name, b.name AS g FROM peaks a JOIN genes b ON a.interval INTERSECTS b.interval",
                  _tables(), min_rows=2)

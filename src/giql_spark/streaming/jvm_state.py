@@ -43,6 +43,8 @@ _PROBES = (-10**9, -1, 0, 1, 1_000, 10**6, 10**9, 10**12, 10**15)
 COLUMNS = ("__gs_group", "__gs_side", "__gs_code", "__gs_key", "__gs_range", "__gs_home", "__gs_ord",
            "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r", "__gs_lc", "__gs_rc")
 KIND, LEFT, RIGHT = "__gs_kind", "__gs_l", "__gs_r"
+#: The extension's functions between a struct and the bytes of its Spark row.
+ENCODE, DECODE = "giql_row_bytes", "giql_row"
 METRICS = ("left_rows_in_state", "right_rows_in_state", "left_rows_added", "right_rows_added",
            "left_rows_pruned", "right_rows_pruned", "left_late_rows", "right_late_rows")
 
@@ -91,13 +93,15 @@ def condition_fields(spec, df_left: DataFrame, df_right: DataFrame) -> dict:
     return fields_read(spec.full, scope)
 
 
-def tagged(df: DataFrame, side: int, tags: dict, row_types: tuple, cond_types: tuple, output: list,
-           condition: list, *, how: str, width: int, buckets: int) -> DataFrame:
+def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, *, how: str, width: int,
+           buckets: int) -> DataFrame:
     """``df``'s rows as the operator's input rows (:data:`COLUMNS`); ``tags``: the code, key, order,
     prune, lo and hi columns (:func:`.plan.tag_columns`); ``output`` / ``condition``: the columns of
-    the row as the statement reads it and as the condition does (:func:`projected`)."""
-    base = df.select(*[c.alias(n) for n, c in tags.items()], F.struct(*output).alias("__gs_row"),
-                     F.struct(*condition).alias("__gs_cond"))
+    the row as the statement reads it and as the condition does (:func:`projected`), each carried as
+    the bytes of one Spark row (``giql_row_bytes``)."""
+    base = df.select(*[c.alias(n) for n, c in tags.items()],
+                     F.call_function(ENCODE, F.struct(*output)).alias("__gs_row"),
+                     F.call_function(ENCODE, F.struct(*condition)).alias("__gs_cond"))
     if how == "inner":  # a row that can match nothing has nothing to do in an INNER join
         base = base.where(F.col("__gs_code") != NO_MATCH)
     key_hash = "CASE WHEN __gs_key IS NULL THEN 0 ELSE CAST(pmod(xxhash64(__gs_key{r}), {b}) AS int) END"
@@ -114,10 +118,10 @@ def tagged(df: DataFrame, side: int, tags: dict, row_types: tuple, cond_types: t
         home = F.when(rng == F.lit(WIDE), group == 0).otherwise(rng == F.col("__gs_r0"))
     else:
         group, rng, home = F.expr(key_hash.format(r="", b=buckets)), F.lit(0).cast("bigint"), F.lit(True)
-    rows = [F.col("__gs_row"), F.lit(None).cast(row_types[1]), F.col("__gs_cond"), F.lit(None).cast(cond_types[1])]
+    none = F.lit(None).cast("binary")
+    rows = [F.col("__gs_row"), none, F.col("__gs_cond"), none]
     if side == 1:
-        rows = [F.lit(None).cast(row_types[0]), F.col("__gs_row"), F.lit(None).cast(cond_types[0]),
-                F.col("__gs_cond")]
+        rows = [none, F.col("__gs_row"), none, F.col("__gs_cond")]
     return base.select(group.cast("int").alias(COLUMNS[0]), F.lit(side).alias(COLUMNS[1]),
                        F.col("__gs_code").cast("int").alias(COLUMNS[2]), F.col("__gs_key").alias(COLUMNS[3]),
                        rng.cast("bigint").alias(COLUMNS[4]), home.alias(COLUMNS[5]),
@@ -143,6 +147,11 @@ def join(union: DataFrame, ticks: DataFrame, conf: dict) -> DataFrame:
     jvm = session.sparkContext._jvm
     jdf = jvm.io.giql.spark.stream.StreamJoin.join(union._jdf, ticks._jdf, {k: str(v) for k, v in conf.items()})
     return DF(jdf, session)
+
+
+def decoded(column: str, struct_type) -> "F.Column":
+    """The struct whose row bytes ``column`` holds."""
+    return F.call_function(DECODE, F.col(column), F.lit(struct_type.json()))
 
 
 def struct_type(df: DataFrame, columns: list):

@@ -185,11 +185,13 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
     cond_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), condition))
     union = ticks = None
     for s, df in enumerate((left, right)):
-        t = jvm_state.tagged(df, s, tags[s], row_types, cond_types, output[s], condition[s], how=spec.how,
-                             width=width, buckets=buckets)
+        t = jvm_state.tagged(df, s, tags[s], output[s], condition[s], how=spec.how, width=width,
+                             buckets=buckets)
         p = jvm_state.progress(df, s, tags[s])
         union, ticks = (t, p) if union is None else (union.unionByName(t), ticks.unionByName(p))
-    conf = {"how": spec.how, "buckets": buckets, "width": width, "condition": spec.full_condition}
+    conf = {"how": spec.how, "buckets": buckets, "width": width, "condition": spec.full_condition,
+            "left_row_type": row_types[0].json(), "right_row_type": row_types[1].json(),
+            "left_cond_type": cond_types[0].json(), "right_cond_type": cond_types[1].json()}
     for s, prefix in ((0, "left_"), (1, "right_")):
         sd = pruning.side(s)
         conf.update({prefix + "offset": shifts[s], prefix + "disorder": sd.max_disorder,
@@ -198,10 +200,9 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
     out = jvm_state.join(union, ticks, conf)
     out = out.observe(name, *[F.sum(f"__gs_m_{m}").alias(m) for m in P.METRICS])
     rows = out.where(F.col(jvm_state.KIND) == 0)
-    cols = [F.col(jvm_state.LEFT)[f.name].alias(f.name) for f in row_types[0].fields]
-    if spec.how not in ("semi", "anti"):
-        cols += [F.col(jvm_state.RIGHT)[f.name].alias(f.name) for f in row_types[1].fields]
-    result = rows.select(*cols)
+    sides = [(jvm_state.LEFT, row_types[0])] + ([] if spec.how in ("semi", "anti") else [(jvm_state.RIGHT, row_types[1])])
+    structs = rows.select(*[jvm_state.decoded(c, t).alias(c) for c, t in sides])
+    result = structs.select(*[F.col(c)[f.name].alias(f.name) for c, t in sides for f in t.fields])
     ranges = (f"keys cut into position ranges of {width:,} ({jvm_state.RANGE_CONF}; a row crossing more than "
               f"{jvm_state.MAX_RANGES} is kept in every bucket)" if width else "one unit per key")
     carried = "; ".join(f"{f.name}: {', '.join(g.name for g in f.dataType.fields)}"

@@ -38,6 +38,10 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
         new Builder(false)));
     ext.injectFunction(new Tuple3(FunctionIdentifier.apply(Covered.NAME), coveredInfo(),
         new Builder(true)));
+    for (boolean decode : new boolean[] {false, true}) {
+      ext.injectFunction(new Tuple3(FunctionIdentifier.apply(rowName(decode)), rowInfo(decode),
+          new RowBuilder(decode)));
+    }
     ext.injectPlannerStrategy(new StrategyBuilder());
     return BoxedUnit.UNIT;
   }
@@ -59,6 +63,32 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
         "");
   }
 
+  static String rowName(boolean decode) {
+    return decode ? io.giql.spark.stream.RowBytes.DECODE : io.giql.spark.stream.RowBytes.ENCODE;
+  }
+
+  static ExpressionInfo rowInfo(boolean decode) {
+    return new ExpressionInfo(io.giql.spark.stream.RowBytes.class.getName(), null, rowName(decode),
+        decode ? "_FUNC_(bytes, 'struct type as JSON') - the struct whose Spark row bytes these are."
+            : "_FUNC_(struct) - the bytes of the struct's Spark row (for giql-spark's stream operator).",
+        "");
+  }
+
+  static final class RowBuilder extends AbstractFunction1<scala.collection.Seq<Expression>, Expression>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final boolean decode;
+
+    RowBuilder(boolean decode) {
+      this.decode = decode;
+    }
+
+    @Override
+    public Expression apply(scala.collection.Seq<Expression> args) {
+      return io.giql.spark.stream.RowBytes.build(args, decode);
+    }
+  }
+
   /**
    * Adds the function and the strategy to a running classic session (one that was not started
    * with the extension). Returns a short description of what it did.
@@ -69,6 +99,11 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
         FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder(false));
     Sessions.classic(session).sessionState().functionRegistry().registerFunction(
         FunctionIdentifier.apply(Covered.NAME), coveredInfo(), (scala.Function1) new Builder(true));
+    for (boolean decode : new boolean[] {false, true}) {
+      Sessions.classic(session).sessionState().functionRegistry().registerFunction(
+          FunctionIdentifier.apply(rowName(decode)), rowInfo(decode),
+          (scala.Function1) new RowBuilder(decode));
+    }
     ExperimentalMethods experimental = Sessions.classic(session).experimental();
     scala.collection.Seq<SparkStrategy> extra = experimental.extraStrategies();
     for (SparkStrategy s : Scala.list(extra)) {

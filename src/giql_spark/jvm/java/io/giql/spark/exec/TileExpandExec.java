@@ -16,6 +16,7 @@ import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
 import org.apache.spark.sql.execution.SparkPlan;
 
 import io.giql.spark.compat.Scala;
+import io.giql.spark.compat.UserErrors;
 
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
@@ -99,6 +100,11 @@ public final class TileExpandExec extends UnaryExec {
   static final class Expand extends AbstractFunction1<Iterator<InternalRow>, Iterator<InternalRow>>
       implements Serializable {
     private static final long serialVersionUID = 1L;
+    /**
+     * The most tiles one row may be cut into: past it (a whole-chromosome interval ending at the
+     * 2^60 sentinel makes ~10^12) the join would run for ever; it stops with one line instead.
+     */
+    static final long MAX_TILES = 1_000_000;
     private final Seq<Expression> keys;
     private final Expression lo;
     private final Expression hi;
@@ -142,6 +148,13 @@ public final class TileExpandExec extends UnaryExec {
             cur = r;
             tile = Math.floorDiv(x, width);
             lastTile = Math.floorDiv(y, width);
+            if (lastTile - tile >= MAX_TILES) {
+              throw UserErrors.raised("giql sweep join: a row whose interval spans " + (y - x)
+                  + " bases would be cut into more than " + String.format("%,d", MAX_TILES)
+                  + " tiles of " + String.format("%,d", width) + "; use a larger tile (option tile=...,"
+                  + " tile_size), or another strategy (jvm_broadcast, jvm_merge, or the cost model's"
+                  + " choice)");
+            }
             extra.setLong(1, x);
             extra.setLong(2, y);
           }

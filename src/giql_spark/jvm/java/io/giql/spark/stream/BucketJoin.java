@@ -11,6 +11,7 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.streaming.GroupState;
 
 import io.giql.spark.compat.Scala;
@@ -65,11 +66,11 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
     final List<Row> rows = new ArrayList<>();
     final long[] added = new long[2], pruned = new long[2], late = new long[2];
 
-    void emit(Row l, Row r) {
+    void emit(byte[] l, byte[] r) {
       rows.add(RowFactory.create(0, l, r, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L));
     }
 
-    void lone(int side, Row row) {
+    void lone(int side, byte[] row) {
       if (side == 0) emit(row, null);
       else emit(null, row);
     }
@@ -103,8 +104,8 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
         continue;
       }
       int code = r.getInt(CODE);
-      Row row = r.isNullAt(LEFT + side) ? null : r.getStruct(LEFT + side);
-      Row cond = r.isNullAt(LEFT_COND + side) ? null : r.getStruct(LEFT_COND + side);
+      byte[] row = r.isNullAt(LEFT + side) ? null : (byte[]) r.get(LEFT + side);
+      UnsafeRow cond = r.isNullAt(LEFT_COND + side) ? null : rules.condRow(side, (byte[]) r.get(LEFT_COND + side));
       boolean home = r.getBoolean(HOME);
       if (code == NO_MATCH) {
         if (rules.keeps(side) && home) out.lone(side, row);
@@ -133,7 +134,6 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
     long[] m = {held[0], held[1], out.added[0], out.added[1], out.pruned[0], out.pruned[1],
         out.late[0], out.late[1]};
     out.rows.add(RowFactory.create(1, null, null, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]));
-    if (exact != null) exact.clear();
     return out.rows.iterator();
   }
 
@@ -290,8 +290,8 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
       for (int side = 0; side < 2; side++) {
         for (Row h : u.<Row>getList(2 + side)) {
           unit.held[side].add(h.getLong(0), h.getLong(1), h.getLong(2), h.getBoolean(3),
-              h.getBoolean(4), h.isNullAt(5) ? null : h.getStruct(5),
-              h.isNullAt(6) ? null : h.getStruct(6));
+              h.getBoolean(4), h.isNullAt(5) ? null : (byte[]) h.get(5),
+              h.isNullAt(6) ? null : rules.condRow(side, (byte[]) h.get(6)));
         }
       }
     }
@@ -310,7 +310,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
         List<Row> rows = new ArrayList<>(h.n);
         for (int i = 0; i < h.n; i++) {
           rows.add(RowFactory.create(h.prune[i], h.lo[i], h.hi[i], h.matched[i], h.home[i],
-              h.rows[i], h.cond[i]));
+              h.rows[i], h.cond[i] == null ? null : h.cond[i].getBytes()));
         }
         sides[side] = Scala.seq(rows);
       }

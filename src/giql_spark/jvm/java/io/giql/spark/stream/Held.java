@@ -2,14 +2,14 @@ package io.giql.spark.stream;
 
 import java.util.Arrays;
 
-import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 
 import io.giql.spark.index.Sort;
 
 /**
  * One side's rows of one unit: prune value, hull, whether the row matched, whether this copy
- * is the row's home (the one that counts it and pairs it with wide rows), the row as the
- * statement reads it and the columns the condition reads.
+ * is the row's home (the one that counts it and pairs it with wide rows), the bytes of the row
+ * as the statement reads it and the row of the columns the condition reads.
  * Held rows are sorted by prune value, so forgetting is cutting a prefix.
  */
 final class Held {
@@ -18,11 +18,11 @@ final class Held {
   long[] hi = new long[4];
   boolean[] matched = new boolean[4];
   boolean[] home = new boolean[4];
-  Row[] rows = new Row[4];
-  Row[] cond = new Row[4];
+  byte[][] rows = new byte[4][];
+  UnsafeRow[] cond = new UnsafeRow[4];
   int n;
 
-  void add(long p, long l, long h, boolean m, boolean hm, Row row, Row rc) {
+  void add(long p, long l, long h, boolean m, boolean hm, byte[] row, UnsafeRow rc) {
     if (n == prune.length) {
       int c = n * 2;
       prune = Arrays.copyOf(prune, c);
@@ -70,7 +70,8 @@ final class Held {
     if (same) return;
     long[] l2 = new long[n], h2 = new long[n];
     boolean[] m2 = new boolean[n], o2 = new boolean[n];
-    Row[] r2 = new Row[n], c2 = new Row[n];
+    byte[][] r2 = new byte[n][];
+    UnsafeRow[] c2 = new UnsafeRow[n];
     for (int i = 0; i < n; i++) {
       int j = idx[i];
       l2[i] = lo[j];

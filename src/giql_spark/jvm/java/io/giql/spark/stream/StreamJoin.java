@@ -17,6 +17,7 @@ import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.streaming.GroupStateTimeout;
 import org.apache.spark.sql.streaming.OutputMode;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -43,10 +44,11 @@ public final class StreamJoin {
             + in.fields()[i].name() + ", expected " + StreamRules.COLUMNS[i]);
       }
     }
-    StructType lt = (StructType) in.fields()[StreamRules.LEFT].dataType();
-    StructType rt = (StructType) in.fields()[StreamRules.RIGHT].dataType();
-    StructType lc = (StructType) in.fields()[StreamRules.LEFT_COND].dataType();
-    StructType rc = (StructType) in.fields()[StreamRules.RIGHT_COND].dataType();
+    // The rows cross as the bytes of Spark rows (giql_row_bytes); their types come as JSON.
+    StructType lt = (StructType) DataType.fromJson(conf.get("left_row_type"));
+    StructType rt = (StructType) DataType.fromJson(conf.get("right_row_type"));
+    StructType lc = (StructType) DataType.fromJson(conf.get("left_cond_type"));
+    StructType rc = (StructType) DataType.fromJson(conf.get("right_cond_type"));
     List<StructField> both = new ArrayList<>(List.of(lc.fields()));
     both.addAll(List.of(rc.fields()));
     Dataset<Row> empty = union.sparkSession().createDataFrame(new ArrayList<Row>(),

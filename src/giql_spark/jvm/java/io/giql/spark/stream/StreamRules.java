@@ -5,6 +5,7 @@ import java.util.Map;
 
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -61,6 +62,7 @@ public final class StreamRules implements Serializable {
   final String[] alias = new String[2];
   final String[] order = new String[2];
   final String[] needed = new String[2];
+  /** The rows as the statement reads them and as the condition does (carried as row bytes). */
   final StructType leftType;
   final StructType rightType;
   final StructType leftCond;
@@ -96,6 +98,13 @@ public final class StreamRules implements Serializable {
     this.rightInput = rightInput;
   }
 
+  /** The condition row of side {@code s} over its bytes (not copied). */
+  UnsafeRow condRow(int s, byte[] bytes) {
+    UnsafeRow row = new UnsafeRow((s == 0 ? leftCond : rightCond).size());
+    row.pointTo(bytes, bytes.length);
+    return row;
+  }
+
   /** Whether side {@code s}'s unmatched rows are output. */
   boolean keeps(int s) {
     return s == 0 ? how.equals("left") || how.equals("full") || how.equals("anti")
@@ -124,21 +133,21 @@ public final class StreamRules implements Serializable {
   StructType outputType() {
     StructType t = new StructType()
         .add("__gs_kind", DataTypes.IntegerType, false)
-        .add("__gs_l", leftType, true)
-        .add("__gs_r", rightType, true);
+        .add("__gs_l", DataTypes.BinaryType, true)
+        .add("__gs_r", DataTypes.BinaryType, true);
     for (String m : METRICS) t = t.add("__gs_m_" + m, DataTypes.LongType, false);
     return t;
   }
 
-  static StructType heldType(StructType row, StructType cond) {
+  static StructType heldType() {
     return new StructType()
         .add("prune", DataTypes.LongType, false)
         .add("lo", DataTypes.LongType, false)
         .add("hi", DataTypes.LongType, false)
         .add("matched", DataTypes.BooleanType, false)
         .add("home", DataTypes.BooleanType, false)
-        .add("row", row, true)
-        .add("cond", cond, true);
+        .add("row", DataTypes.BinaryType, true)
+        .add("cond", DataTypes.BinaryType, true);
   }
 
   StructType stateType() {
@@ -149,8 +158,8 @@ public final class StreamRules implements Serializable {
     StructType unit = new StructType()
         .add("key", DataTypes.StringType, true)
         .add("range", DataTypes.LongType, false)
-        .add("left", DataTypes.createArrayType(heldType(leftType, leftCond), false), false)
-        .add("right", DataTypes.createArrayType(heldType(rightType, rightCond), false), false);
+        .add("left", DataTypes.createArrayType(heldType(), false), false)
+        .add("right", DataTypes.createArrayType(heldType(), false), false);
     return new StructType(new StructField[] {
         DataTypes.createStructField("buckets", DataTypes.IntegerType, false),
         DataTypes.createStructField("width", DataTypes.LongType, false),
