@@ -3,11 +3,13 @@
 Runs ``Session.sql`` of the INTERSECTS full join over the two streams under
 ``FEED`` (files as :class:`streams.Feed` lands them), writing to a Parquet
 file sink at ``OUT`` with its checkpoint at ``CK``; prints ``batch N`` as each
-micro-batch commits, and stops once no file is left to read when ``--drain``.
+micro-batch's commit lands in the checkpoint, and stops once no file is left to read when
+``--drain``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -34,10 +36,15 @@ def main() -> None:
             q.stop()
             print("drained", flush=True)
             return
-        p = q.lastProgress
-        if p is not None and p["batchId"] != seen and p["numInputRows"]:
-            seen = p["batchId"]
-            print(f"batch {seen}", flush=True)
+        if not q.isActive:
+            print(f"failed: {q.exception()}", flush=True)
+            return
+        # A micro-batch is done when its commit lands in the checkpoint (progress reports differ by Spark line).
+        commits = [int(n) for n in os.listdir(os.path.join(ck, "commits")) if n.isdigit()] \
+            if os.path.isdir(os.path.join(ck, "commits")) else []
+        for n in sorted(c for c in commits if c > seen):
+            seen = n
+            print(f"batch {n}", flush=True)
         time.sleep(0.05)
 
 

@@ -248,17 +248,30 @@ def test_a_killed_query_restarts_from_its_checkpoint_exactly_once(spark, feed, t
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")])}
     feed.put("a", parts[0][0])
     feed.put("b", parts[0][1])
-    proc = subprocess.Popen(child, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
-                            start_new_session=True)
+    log = open(tmp_path / "child.log", "w")
+    proc = subprocess.Popen(child, stdout=subprocess.PIPE, stderr=log, text=True, env=env, start_new_session=True)
+
+    def line(timeout: float = 300) -> str:
+        import selectors
+
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            if not sel.select(timeout):
+                tail = (tmp_path / "child.log").read_text()[-3000:]
+                raise AssertionError(f"the query process said nothing for {timeout} s: {tail}")
+        return proc.stdout.readline()
+
     try:
-        assert proc.stdout.readline().startswith("batch "), "the first micro-batch never committed"
+        first = line()
+        assert first.startswith("batch "), first
         for pa_, pb in parts[1:3]:  # files keep landing (one a side per micro-batch) ...
             feed.put("a", pa_)
             feed.put("b", pb)
-        assert proc.stdout.readline().startswith("batch ")
+        assert line().startswith("batch ")
     finally:  # ... and the process tree dies mid-stream
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        log.close()
     feed.put("a", parts[3][0] + markers())
     feed.put("b", parts[3][1] + markers())
     done = subprocess.run(child + ["--drain"], capture_output=True, text=True, env=env, timeout=600)

@@ -43,6 +43,8 @@ _PROBES = (-10**9, -1, 0, 1, 1_000, 10**6, 10**9, 10**12, 10**15)
 COLUMNS = ("__gs_group", "__gs_side", "__gs_code", "__gs_key", "__gs_range", "__gs_home", "__gs_ord",
            "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r", "__gs_lc", "__gs_rc")
 KIND, LEFT, RIGHT = "__gs_kind", "__gs_l", "__gs_r"
+#: The one column of a row the operator carries nothing of.
+NONE = "__gs_none"
 #: The extension's functions between a struct and the bytes of its Spark row.
 ENCODE, DECODE = "giql_row_bytes", "giql_row"
 METRICS = ("left_rows_in_state", "right_rows_in_state", "left_rows_added", "right_rows_added",
@@ -68,7 +70,9 @@ def _floor_div(col: str, width: int) -> str:
 
 def projected(df: DataFrame, fields: dict | None) -> list:
     """``df``'s columns (one struct per alias) cut to ``fields`` (per alias, the fields to keep, or None
-    for all; an alias absent from it is kept whole)."""
+    for all; an alias absent from it is kept whole, one none of whose fields is kept is left out). A row
+    with nothing to carry gets the placeholder column :data:`NONE` (Spark 3.5 cannot encode an empty
+    struct)."""
     from pyspark.sql.types import StructType
 
     by_lower = {k.lower(): v for k, v in (fields or {}).items()}
@@ -77,9 +81,9 @@ def projected(df: DataFrame, fields: dict | None) -> list:
         keep = by_lower.get(f.name.lower())
         if keep is None or not isinstance(f.dataType, StructType):
             out.append(F.col(f"`{f.name}`"))
-        else:
+        elif keep:
             out.append(F.struct(*[F.col(f"`{f.name}`").getField(k).alias(k) for k in keep]).alias(f.name))
-    return out
+    return out or [F.lit(None).cast("boolean").alias(NONE)]
 
 
 def condition_fields(spec, df_left: DataFrame, df_right: DataFrame) -> dict:
@@ -130,22 +134,14 @@ def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, 
                        *[r.alias(c) for r, c in zip(rows, COLUMNS[10:])])
 
 
-def progress(df: DataFrame, side: int, tags: dict) -> DataFrame:
-    """``df``'s rows as key, side, code and order only: what the ticks are made of. Read apart from
-    :func:`tagged` so that Spark reads only the columns these need and the rows are not converted."""
-    return df.select(tags["__gs_key"].alias("__gs_key"), F.lit(side).alias("__gs_side"),
-                     tags["__gs_code"].cast("int").alias("__gs_code"), tags["__gs_ord"].cast("bigint").alias("__gs_ord"))
-
-
-def join(union: DataFrame, ticks: DataFrame, conf: dict) -> DataFrame:
-    """The operator's output over ``union`` (``ticks``: :func:`progress` of the same inputs):
-    ``__gs_kind`` (0 an output row, 1 a bucket's metrics), ``__gs_l`` / ``__gs_r`` (the rows, NULL for
+def join(union: DataFrame, conf: dict) -> DataFrame:
+    """The operator's output over ``union``: ``__gs_kind`` (0 an output row, 1 a bucket's metrics), ``__gs_l`` / ``__gs_r`` (the rows, NULL for
     a missing side) and the metric columns."""
     from pyspark.sql import DataFrame as DF
 
     session = union.sparkSession
     jvm = session.sparkContext._jvm
-    jdf = jvm.io.giql.spark.stream.StreamJoin.join(union._jdf, ticks._jdf, {k: str(v) for k, v in conf.items()})
+    jdf = jvm.io.giql.spark.stream.StreamJoin.join(union._jdf, {k: str(v) for k, v in conf.items()})
     return DF(jdf, session)
 
 

@@ -183,12 +183,11 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
     condition = [jvm_state.projected(df, reads) for df in (left, right)]
     row_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), output))
     cond_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), condition))
-    union = ticks = None
+    union = None
     for s, df in enumerate((left, right)):
         t = jvm_state.tagged(df, s, tags[s], output[s], condition[s], how=spec.how, width=width,
                              buckets=buckets)
-        p = jvm_state.progress(df, s, tags[s])
-        union, ticks = (t, p) if union is None else (union.unionByName(t), ticks.unionByName(p))
+        union = t if union is None else union.unionByName(t)
     conf = {"how": spec.how, "buckets": buckets, "width": width, "condition": spec.full_condition,
             "left_row_type": row_types[0].json(), "right_row_type": row_types[1].json(),
             "left_cond_type": cond_types[0].json(), "right_cond_type": cond_types[1].json()}
@@ -197,16 +196,17 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
         conf.update({prefix + "offset": shifts[s], prefix + "disorder": sd.max_disorder,
                      prefix + "late_rows": sd.late_rows, prefix + "alias": sd.alias, prefix + "order": sd.order,
                      prefix + "needed": ", ".join(n.name for n in sd.needed)})
-    out = jvm_state.join(union, ticks, conf)
+    out = jvm_state.join(union, conf)
     out = out.observe(name, *[F.sum(f"__gs_m_{m}").alias(m) for m in P.METRICS])
     rows = out.where(F.col(jvm_state.KIND) == 0)
     sides = [(jvm_state.LEFT, row_types[0])] + ([] if spec.how in ("semi", "anti") else [(jvm_state.RIGHT, row_types[1])])
     structs = rows.select(*[jvm_state.decoded(c, t).alias(c) for c, t in sides])
-    result = structs.select(*[F.col(c)[f.name].alias(f.name) for c, t in sides for f in t.fields])
+    result = structs.select(*[F.col(c)[f.name].alias(f.name) for c, t in sides for f in t.fields
+                              if f.name != jvm_state.NONE])
     ranges = (f"keys cut into position ranges of {width:,} ({jvm_state.RANGE_CONF}; a row crossing more than "
               f"{jvm_state.MAX_RANGES} is kept in every bucket)" if width else "one unit per key")
     carried = "; ".join(f"{f.name}: {', '.join(g.name for g in f.dataType.fields)}"
-                        for t in row_types for f in t.fields if hasattr(f.dataType, "fields")) or "none"
+                        for t in row_types for f in t.fields if hasattr(f.dataType, "fields")) or "no column"
     return result, [f"state: the JVM operator (flatMapGroupsWithState), typed rows, {ranges}, hashed into "
                     f"{buckets} buckets ({BUCKETS_CONF})",
                     "exact condition: in the operator",

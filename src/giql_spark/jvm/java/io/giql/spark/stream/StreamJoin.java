@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -29,14 +28,13 @@ public final class StreamJoin {
   private StreamJoin() {}
 
   /**
-   * The operator's output over {@code union}, with {@code progress} the same input rows' key,
-   * side, code and order only (read again, narrowly, for the ticks): one row per output row (kind 0: the left row and
+   * The operator's output over {@code union}: one row per output row (kind 0: the left row and
    * the right row, either NULL for an unmatched row) and one metric row per bucket and batch
    * (kind 1). {@code conf} holds the rules as text (see {@link StreamRules}); its
    * {@code condition} is the join condition as Spark SQL over the columns of the left condition
    * row then the right one, evaluated in the operator.
    */
-  public static Dataset<Row> join(Dataset<Row> union, Dataset<Row> progress, Map<String, String> conf) {
+  public static Dataset<Row> join(Dataset<Row> union, Map<String, String> conf) {
     StructType in = union.schema();
     for (int i = 0; i < StreamRules.COLUMNS.length; i++) {
       if (!in.fields()[i].name().equals(StreamRules.COLUMNS[i])) {
@@ -62,10 +60,7 @@ public final class StreamJoin {
     List<Attribute> joined = Scala.list(project.child().output());
     StreamRules rules = new StreamRules(conf, lt, rt, lc, rc, condition, Scala.seq(joined),
         Scala.seq(joined.subList(0, lc.size())), Scala.seq(joined.subList(lc.size(), joined.size())));
-    Column[] reads = new Column[Ticks.READS.length];
-    for (int i = 0; i < reads.length; i++) reads[i] = functions.col(Ticks.READS[i]);
-    Dataset<Row> ticked = union.union(
-        progress.select(reads).mapPartitions(new Ticks(rules.buckets), Encoders.row(in)));
+    Dataset<Row> ticked = union.mapPartitions(new Ticks(rules.buckets), Encoders.row(in));
     return ticked.groupBy(functions.col(StreamRules.COLUMNS[StreamRules.GROUP]))
         .as(Encoders.INT(), Encoders.row(in))
         .flatMapGroupsWithState(new BucketJoin(rules), OutputMode.Append(),

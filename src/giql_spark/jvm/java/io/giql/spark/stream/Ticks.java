@@ -11,20 +11,17 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 
 /**
- * For every bucket, tick rows carrying the newest order value each side reached on each key in
- * an input partition. It reads only a narrow projection of the union (key, side, code, order),
- * so the rows themselves are not converted twice.
+ * Passes an input partition's rows on and then adds, for every bucket, tick rows carrying the
+ * newest order value each side reached on each key in the partition.
  *
  * <p>So every bucket is visited in every batch that reads data (it reports its exact totals
  * and prunes even when no row of its own arrived), and a bucket holding a position range of a
- * key learns how far each side has gone on that key from rows that went to other ranges.
+ * key learns how far each side has gone on that key from rows that went to other ranges. The
+ * rows pass through here rather than being read a second time for the ticks: Spark counts a
+ * source read by two branches of a plan twice (4.x) or not at all (3.5) in a query's progress.
  */
 final class Ticks implements MapPartitionsFunction<Row, Row> {
   private static final long serialVersionUID = 1L;
-  /** Columns of the narrow projection this reads. */
-  static final String[] READS = {StreamRules.COLUMNS[StreamRules.KEY],
-      StreamRules.COLUMNS[StreamRules.SIDE], StreamRules.COLUMNS[StreamRules.CODE],
-      StreamRules.COLUMNS[StreamRules.ORD]};
   private final int buckets;
 
   Ticks(int buckets) {
@@ -33,20 +30,38 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
 
   @Override
   public Iterator<Row> call(Iterator<Row> input) {
-    if (!input.hasNext()) return java.util.Collections.emptyIterator();
     Map<String, long[]> newest = new HashMap<>();
-    while (input.hasNext()) {
-      Row r = input.next();
-      int code = r.getInt(2);
-      if ((code == StreamRules.OK || code == StreamRules.MARKER) && !r.isNullAt(0)) {
-        long[] n = newest.computeIfAbsent(r.getString(0),
-            k -> new long[] {StreamRules.NONE, StreamRules.NONE});
-        int s = r.getInt(1);
-        n[s] = Math.max(n[s], r.getLong(3));
+    return new Iterator<Row>() {
+      private boolean any;
+      private Iterator<Row> ticks;
+
+      @Override
+      public boolean hasNext() {
+        if (ticks == null) {
+          if (input.hasNext()) return true;
+          ticks = any ? ticks(newest) : java.util.Collections.emptyIterator();
+        }
+        return ticks.hasNext();
       }
-    }
-    return ticks(newest);
+
+      @Override
+      public Row next() {
+        if (!hasNext()) throw new java.util.NoSuchElementException();
+        if (ticks != null) return ticks.next();
+        Row r = input.next();
+        any = true;
+        int code = r.getInt(StreamRules.CODE);
+        if ((code == StreamRules.OK || code == StreamRules.MARKER) && !r.isNullAt(StreamRules.KEY)) {
+          long[] n = newest.computeIfAbsent(r.getString(StreamRules.KEY),
+              k -> new long[] {StreamRules.NONE, StreamRules.NONE});
+          int s = r.getInt(StreamRules.SIDE);
+          n[s] = Math.max(n[s], r.getLong(StreamRules.ORD));
+        }
+        return r;
+      }
+    };
   }
+
   private Iterator<Row> ticks(Map<String, long[]> newest) {
     List<Row> out = new ArrayList<>();
     for (int b = 0; b < buckets; b++) {
