@@ -35,12 +35,12 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
   @SuppressWarnings({"unchecked", "rawtypes"})
   public BoxedUnit apply(SparkSessionExtensions ext) {
     ext.injectFunction(new Tuple3(FunctionIdentifier.apply(BandMarker.NAME), info(),
-        new Builder(false)));
+        new Builder(Builder.BAND)));
     ext.injectFunction(new Tuple3(FunctionIdentifier.apply(Covered.NAME), coveredInfo(),
-        new Builder(true)));
+        new Builder(Builder.COVERED)));
     for (boolean decode : new boolean[] {false, true}) {
       ext.injectFunction(new Tuple3(FunctionIdentifier.apply(rowName(decode)), rowInfo(decode),
-          new RowBuilder(decode)));
+          new Builder(decode ? Builder.ROW : Builder.ROW_BYTES)));
     }
     ext.injectPlannerStrategy(new StrategyBuilder());
     return BoxedUnit.UNIT;
@@ -74,21 +74,6 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
         "");
   }
 
-  static final class RowBuilder extends AbstractFunction1<scala.collection.Seq<Expression>, Expression>
-      implements Serializable {
-    private static final long serialVersionUID = 1L;
-    private final boolean decode;
-
-    RowBuilder(boolean decode) {
-      this.decode = decode;
-    }
-
-    @Override
-    public Expression apply(scala.collection.Seq<Expression> args) {
-      return io.giql.spark.stream.RowBytes.build(args, decode);
-    }
-  }
-
   /**
    * Adds the function and the strategy to a running classic session (one that was not started
    * with the extension). Returns a short description of what it did.
@@ -96,13 +81,13 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static String install(Object session) {
     Sessions.classic(session).sessionState().functionRegistry().registerFunction(
-        FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder(false));
+        FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder(Builder.BAND));
     Sessions.classic(session).sessionState().functionRegistry().registerFunction(
-        FunctionIdentifier.apply(Covered.NAME), coveredInfo(), (scala.Function1) new Builder(true));
+        FunctionIdentifier.apply(Covered.NAME), coveredInfo(), (scala.Function1) new Builder(Builder.COVERED));
     for (boolean decode : new boolean[] {false, true}) {
       Sessions.classic(session).sessionState().functionRegistry().registerFunction(
           FunctionIdentifier.apply(rowName(decode)), rowInfo(decode),
-          (scala.Function1) new RowBuilder(decode));
+          (scala.Function1) new Builder(decode ? Builder.ROW : Builder.ROW_BYTES));
     }
     ExperimentalMethods experimental = Sessions.classic(session).experimental();
     scala.collection.Seq<SparkStrategy> extra = experimental.extraStrategies();
@@ -123,15 +108,21 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
   static final class Builder extends AbstractFunction1<scala.collection.Seq<Expression>, Expression>
       implements Serializable {
     private static final long serialVersionUID = 1L;
-    private final boolean covered;
+    static final int BAND = 0, COVERED = 1, ROW_BYTES = 2, ROW = 3;
+    private final int function;
 
-    Builder(boolean covered) {
-      this.covered = covered;
+    Builder(int function) {
+      this.function = function;
     }
 
     @Override
     public Expression apply(scala.collection.Seq<Expression> args) {
-      return covered ? Covered.build(args) : BandMarker.build(args);
+      switch (function) {
+        case COVERED: return Covered.build(args);
+        case ROW_BYTES: return io.giql.spark.stream.RowBytes.build(args, false);
+        case ROW: return io.giql.spark.stream.RowBytes.build(args, true);
+        default: return BandMarker.build(args);
+      }
     }
   }
 
