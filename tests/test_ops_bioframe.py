@@ -479,8 +479,6 @@ def test_missing_and_mistyped_columns_fail_at_once(spark):
         gs.cluster(d.withColumn("chrom", F.lit(1)))
     with pytest.raises(GiqlSparkError, match=r"how must be one of"):
         gs.overlap(d, d, how="full")
-    with pytest.raises(GiqlSparkError, match=r"two output columns would be named 'chrom'"):
-        gs.overlap(d, d, suffixes=("", ""))
     with pytest.raises(GiqlSparkError, match=r"min_dist"):
         gs.merge(d, min_dist=-1)
     with pytest.raises(GiqlSparkError, match=r"k must be"):

@@ -9,6 +9,7 @@ smaller side when called.
 """
 
 from .band import band_join, window
+from .closest import closest
 from .clusters import cluster, merge
 from .complement import complement, subtract
 from .coverage import coverage
@@ -20,6 +21,7 @@ __all__ = [
     "overlap",
     "count_overlaps",
     "nearest",
+    "closest",
     "coverage",
     "merge",
     "cluster",

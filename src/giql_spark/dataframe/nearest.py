@@ -29,7 +29,6 @@ from .frames import (
     MAX_COORD,
     checked,
     col,
-    distinct_names,
     interval_cols,
     q,
     require_columns,
@@ -96,7 +95,8 @@ def nearest(df1: DataFrame, df2: DataFrame, k: int = 1, max_distance: int | None
 
     Returns
     -------
-    ``df1``'s columns with ``suffixes[0]``, ``df2``'s with ``suffixes[1]``,
+    ``df1``'s columns with ``suffixes[0]``, ``df2``'s with ``suffixes[1]``
+    (names may repeat, as in bioframe, if the suffixes do not tell them apart),
     and ``distance``: ``max(0, start1 - end2, start2 - end1)``. A ``df1`` row
     with nothing to pair with (none on its chromosome or strand, none within
     ``max_distance``, or a NULL chromosome, coordinate or strand) appears
@@ -116,12 +116,11 @@ def nearest(df1: DataFrame, df2: DataFrame, k: int = 1, max_distance: int | None
         require_columns(df2, [st2], "df2", op)
     p1, p2 = suffix_pair(suffixes, op)
     names = [n + p1 for n in df1.columns] + [n + p2 for n in df2.columns] + ["distance"]
-    distinct_names(names, op)
 
     a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
-    joined = _in_jvm(a, b, c1, c2, st1, st2, k, max_distance, p1, p2)
+    joined = _in_jvm(a, b, c1, c2, st1, st2, k, max_distance, names)
     if joined is not None:
-        return joined
+        return joined.toDF(*names)
     refs, lone = _side(a, c1, st1, id=F.monotonically_increasing_id())
     targets, _ = _side(b, c2, st2, sentinel=F.lit(False))
     targets = targets.unionByName(_sentinels(refs, targets))
@@ -160,14 +159,17 @@ def nearest(df1: DataFrame, df2: DataFrame, k: int = 1, max_distance: int | None
         *[F.lit(None).cast(f.dataType).alias(f.name + p2) for f in df2.schema.fields],
         F.lit(None).cast("long").alias("distance"),
     )
-    return chosen.select(*out).unionByName(alone)
+    # Positional: the names may repeat, as bioframe allows (suffixes ("", "")).
+    return chosen.select(*out).union(alone)
 
 
-def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, p1: str, p2: str):
+def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, names: list[str]):
     """The k-nearest join inside the JVM (``b`` broadcast as an interval index), or None.
 
-    Both sides are renamed to their output names (distinct, checked) and
-    joined flat, no struct per row. The operator ranks by the gap between
+    Both sides are renamed to their output ``names`` where those are
+    distinct (a column keeping its name keeps its files' statistics), else to
+    names of their own that the caller replaces, and joined flat, no struct
+    per row. The operator ranks by the gap between
     closed hulls in doubled coordinates, ``[2s, max(2e - 1, 2s)]``: a
     zero-length interval at ``p`` is the point ``2p``, so two hulls meet
     exactly when bioframe's overlap holds, and a gap of ``2d`` or ``2d + 1``
@@ -175,8 +177,10 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
     ``2m + 1``). Its order refines bioframe's: the distances returned are
     bioframe's. A row with a NULL key or coordinate joins nothing and is kept.
     """
-    n1 = {c: c + p1 for c in a.columns}
-    n2 = {c: c + p2 for c in b.columns}
+    if len(set(names)) < len(names):
+        names = [f"__gs_1_{i}" for i in range(len(a.columns))] + [f"__gs_2_{i}" for i in range(len(b.columns))]
+    n1 = dict(zip(a.columns, names))
+    n2 = dict(zip(b.columns, names[len(a.columns):]))
     left = a.select(*[col(c).alias(n) for c, n in n1.items()])
     right = b.select(*[col(c).alias(n) for c, n in n2.items()])
 

@@ -12,7 +12,6 @@ from .engine import counting_options, interval_join, strategy_options, stream_op
 from .frames import (
     checked,
     col,
-    distinct_names,
     field,
     interval_cols,
     on_cols,
@@ -102,7 +101,10 @@ def overlap(df1: DataFrame, df2: DataFrame, how: str = "left", return_overlap=Fa
         ``cols1``; a string replaces the ``overlap`` prefix): the intersection
         ``[max(starts), min(ends))``, NULL for an unpaired row.
     suffixes
-        Appended to ``df1``'s and ``df2``'s column names.
+        Appended to ``df1``'s and ``df2``'s column names. As in bioframe,
+        names may then repeat (``("", "")`` on two tables that share column
+        names): the result has both columns, which Spark can collect but not
+        select by that name.
     cols1, cols2
         (chrom, start, end) column names; default ``("chrom", "start", "end")``.
     on
@@ -139,7 +141,6 @@ def overlap(df1: DataFrame, df2: DataFrame, how: str = "left", return_overlap=Fa
         names += [n + s2 for n in df2.columns]
         if return_overlap:
             names += [f"{prefix}_{c1[1]}", f"{prefix}_{c1[2]}"]
-    distinct_names(names, op)
     left = packed(checked(df1, c1, "df1", op), "l")
     right = packed(checked(df2, c2, "df2", op), "r")
     spec = overlap_spec(_HOW[how], c1, c2, on)

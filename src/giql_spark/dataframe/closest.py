@@ -1,0 +1,266 @@
+"""closest: bioframe's ``closest`` with all its options, and its one-table form.
+
+With bioframe's defaults and two tables, ``closest`` is :func:`.nearest.nearest`
+(the k-nearest join in the JVM where the session has it). The options that
+restrict the candidates by direction, or that break ties by a column, and the
+one-table form take the route bioframe itself takes, written for Spark:
+
+- **overlaps**: the overlap join (:func:`.overlap.overlap_spec`, run by the
+  planner's choice of strategy);
+- **to the left** of a ``df1`` row: the ``k`` ``df2`` rows with the largest
+  ends ``<= start1``. ``df2``'s rows are numbered per chromosome by end, and
+  one window over both tables counts, for each ``df1`` row, the ``df2`` ends at
+  or before its start: the candidates are the ``k`` numbers up to that count,
+  fetched by an equi-join on (chromosome, number);
+- **to the right**: likewise, the ``k`` smallest starts ``>= end1``.
+
+Upstream and downstream are left and right, swapped for a ``df1`` row whose
+``direction_col`` is ``"-"``. Each ``df1`` row then keeps its ``k`` best
+candidates by bioframe's key: an overlap first, then ``gap + 1``. Windows are
+per chromosome, so one chromosome is one task on this route.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from ..errors import GiqlSparkError
+from .engine import interval_join
+from .frames import checked, col, interval_cols, packed, require_columns, suffix_pair, valid
+from .nearest import nearest
+from .overlap import overlap_spec
+
+I1, I2 = "__gs_i1", "__gs_i2"  # row ids of df1 and df2 (one id in the one-table form)
+ROW1, ROW2 = "__gs_row1", "__gs_row2"  # whole rows, as structs
+K, S, E, TIE = "__gs_k", "__gs_s", "__gs_e", "__gs_tie"
+RANK = "__gs_rank"  # 0 for an overlap, else gap + 1 (bioframe's order)
+
+
+def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_overlaps: bool = False,
+            ignore_upstream: bool = False, ignore_downstream: bool = False, direction_col: str | None = None,
+            tie_breaking_col=None, return_input: bool = True, return_index: bool = False,
+            return_distance: bool = True, return_overlap: bool = False, suffixes=("", "_"),
+            cols1=None, cols2=None) -> DataFrame:
+    """For every interval in ``df1``, the ``k`` closest intervals in ``df2``, as ``bioframe.closest``.
+
+    Overlapping intervals (as in :func:`overlap`: a zero-length interval acts
+    as one base) are closest, at distance 0; then intervals by their gap
+    ``max(start1 - end2, start2 - end1)``, so an overlap ranks before a
+    book-ended interval although both are at distance 0.
+
+    Parameters
+    ----------
+    df1, df2 : Spark DataFrames
+        Two sets of genomic intervals. If ``df2`` is None, find for each
+        interval its closest *other* intervals in ``df1`` (a row is never its
+        own closest; identical rows are each other's).
+    k : int
+        The number of closest intervals to report per ``df1`` row.
+    ignore_overlaps : bool
+        If True, ignore overlapping intervals and return the closest
+        non-overlapping ones (a book-ended or zero-length interval at an end
+        is not an overlap here, as in bioframe: it is at gap 0).
+    ignore_upstream, ignore_downstream : bool
+        If True, ignore ``df2`` intervals upstream / downstream of the
+        ``df1`` interval, relative to the reference strand or to
+        ``direction_col``. Overlaps are kept unless ``ignore_overlaps``.
+    direction_col : str
+        A ``df1`` column setting each row's orientation: ``"-"`` swaps
+        upstream and downstream; any other value (and NULL) keeps the
+        reference's (smaller coordinates are upstream).
+    tie_breaking_col : str or Column
+        A ``df2`` column (or a Column expression over ``df2``) breaking ties
+        at equal distance: *lower* values first, NULL last.
+    return_input : bool
+        If True, return the input columns.
+    return_index : bool
+        Not supported: a Spark DataFrame has no index. Add an id column to
+        the inputs and it is returned with them.
+    return_distance : bool
+        If True, return ``distance``: 0 for overlaps.
+    return_overlap : bool
+        If True, return ``have_overlap``, ``overlap_start`` and
+        ``overlap_end``; the latter two are NULL when the pair does not
+        overlap.
+    suffixes : (str, str)
+        The suffixes for the columns of the two sets (names may repeat, as in
+        bioframe, if they do not tell the tables apart).
+    cols1, cols2 : (str, str, str) or None
+        The names of the chromosome, start and end columns of each set;
+        default ``("chrom", "start", "end")``.
+
+    Returns
+    -------
+    Spark DataFrame
+        ``df1``'s columns with ``suffixes[0]``, ``df2``'s with
+        ``suffixes[1]``, then the overlap columns and ``distance``. A ``df1``
+        row with no candidate (none on its chromosome, all ignored, or a NULL
+        chromosome or coordinate) appears once with NULL ``df2`` columns.
+        When rows tie at the k-th place (same distance and tie value), which
+        of them are returned is not specified: bioframe takes the lowest
+        ``df2`` index, which a Spark DataFrame does not have. Row order is
+        not defined.
+    """
+    op = "closest"
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise GiqlSparkError(f"{op}: k must be an integer >= 1, got {k!r}")
+    if return_index:
+        raise GiqlSparkError(f"{op}: return_index: a Spark DataFrame has no index; add an id column "
+                             f"to the inputs (e.g. F.monotonically_increasing_id()) and it is returned with them")
+    if df2 is df1:
+        raise GiqlSparkError(f"{op}: pass df2=None to find closest non-identical intervals within the same set")
+    one_table = df2 is None
+    c1 = interval_cols(df1, cols1, "df1", op)
+    c2 = c1 if one_table else interval_cols(df2, cols2, "df2", op)
+    other = df1 if one_table else df2
+    if direction_col is not None:
+        require_columns(df1, [direction_col], "df1", op)
+    if isinstance(tie_breaking_col, str):
+        require_columns(other, [tie_breaking_col], "df2", op)
+    elif tie_breaking_col is not None and not isinstance(tie_breaking_col, Column):
+        raise GiqlSparkError(f"{op}: tie_breaking_col must be a df2 column name or a Column, "
+                             f"got {type(tie_breaking_col).__name__}")
+    p1, p2 = suffix_pair(suffixes, op)
+    n1, n2 = list(df1.columns), list(other.columns)
+
+    plain = not (one_table or ignore_overlaps or ignore_upstream or ignore_downstream
+                 or direction_col is not None or tie_breaking_col is not None)
+    if plain:
+        # Renamed by position on top of the join (which keeps the output names, and so
+        # the files' statistics, where they are distinct): distinct names to select by.
+        pairs = nearest(df1, df2, k=k, suffixes=(p1, p2), cols1=c1, cols2=c2)
+        pairs = pairs.toDF(*[n + "__gs_1" for n in n1], *[n + "__gs_2" for n in n2], "distance")
+        row1 = [col(n + "__gs_1") for n in n1]
+        row2 = [col(n + "__gs_2") for n in n2]
+        distance = F.col("distance")
+    else:
+        pairs = _directed(df1, None if one_table else df2, c1, c2, k, ignore_overlaps, ignore_upstream,
+                          ignore_downstream, direction_col, tie_breaking_col, op)
+        row1 = [F.col(ROW1).getField(n) for n in n1]
+        row2 = [F.col(ROW2).getField(n) for n in n2]
+        distance = F.col("distance")
+
+    out = []
+    if return_input:
+        out += [c.alias(n + p1) for c, n in zip(row1, n1)]
+        out += [c.alias(n + p2) for c, n in zip(row2, n2)]
+    if return_overlap:
+        s1, e1 = row1[n1.index(c1[1])].cast("long"), row1[n1.index(c1[2])].cast("long")
+        s2, e2 = row2[n2.index(c2[1])].cast("long"), row2[n2.index(c2[2])].cast("long")
+        start, end = F.greatest(s1, s2), F.least(e1, e2)
+        have = F.when(distance.isNotNull(), start < end)
+        out += [have.alias("have_overlap"), F.when(have, start).alias("overlap_start"),
+                F.when(have, end).alias("overlap_end")]
+    if return_distance:
+        out.append(distance.alias("distance"))
+    return pairs.select(*out)
+
+
+def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_overlaps: bool,
+              ignore_upstream: bool, ignore_downstream: bool, direction_col, tie, op: str) -> DataFrame:
+    """Columns ROW1, ROW2 (NULL when unpaired) and ``distance``: each ``df1`` row's
+    ``k`` best candidates by (overlap first, gap + 1, tie value)."""
+    one_table = df2 is None
+    a = checked(df1, c1, "df1", op).withColumn(I1, F.monotonically_increasing_id())
+    b = a.withColumnRenamed(I1, I2) if one_table else \
+        checked(df2, c2, "df2", op).withColumn(I2, F.monotonically_increasing_id())
+    # In the one-table form a row may take a slot of its own direction lists
+    # (a zero-length row is at gap 0 on both sides of itself): one more each.
+    kk = k + 1 if one_table else k
+    tie_value = (col(tie) if isinstance(tie, str) else tie) if tie is not None else F.lit(None)
+
+    left = a.where(valid(c1)).select(
+        F.struct(*[col(n) for n in df1.columns]).alias(ROW1), F.col(I1),
+        col(c1[0]).alias(K), col(c1[1]).cast("long").alias(S), col(c1[2]).cast("long").alias(E),
+        (F.coalesce(col(direction_col) != "-", F.lit(True)) if direction_col else F.lit(True)).alias("__gs_along"))
+    right = b.where(valid(c2)).select(
+        F.struct(*[col(n) for n in b.columns if n != I2]).alias(ROW2), F.col(I2),
+        col(c2[0]).alias(K), col(c2[1]).cast("long").alias(S), col(c2[2]).cast("long").alias(E),
+        tie_value.alias(TIE))
+
+    along = F.col("__gs_along")
+    looks_left = (along & F.lit(not ignore_upstream)) | (~along & F.lit(not ignore_downstream))
+    looks_right = (along & F.lit(not ignore_downstream)) | (~along & F.lit(not ignore_upstream))
+    parts = []
+    if not (ignore_upstream and ignore_downstream):
+        counted = _counted(left, right)
+        parts.append(_by_number(counted.where(looks_left), right, "__gs_nl", kk, "left"))
+        parts.append(_by_number(counted.where(looks_right), right, "__gs_nr", kk, "right"))
+    if not ignore_overlaps:
+        spec = overlap_spec("inner", (K, S, E), (K, S, E), [])
+        joined = interval_join(packed(left.select(I1, K, S, E), "l"), packed(right, "r"), spec, {})
+        parts.append(joined.select(F.col("l").getField(I1).alias(I1), "r.*", F.lit(0).cast("long").alias(RANK)))
+    if not parts:  # every direction and the overlaps ignored: nothing is a candidate
+        candidates = None
+    else:
+        candidates = parts[0]
+        for p in parts[1:]:
+            candidates = candidates.unionByName(p)
+        if one_table:
+            candidates = candidates.where(F.col(I1) != F.col(I2))
+        # A pair found twice (an overlap that is also at gap 0) keeps its better rank.
+        pair = Window.partitionBy(I1, I2).orderBy(RANK)
+        order = Window.partitionBy(I1).orderBy(F.col(RANK), F.col(TIE).asc_nulls_last(), S, E, I2)
+        candidates = (candidates.withColumn("__gs_n", F.row_number().over(pair)).where("__gs_n = 1")
+                      .withColumn("__gs_n", F.row_number().over(order)).where(F.col("__gs_n") <= k)
+                      .select(I1, ROW2, S, E))
+    rows = a.select(F.struct(*[col(n) for n in df1.columns]).alias(ROW1), I1,
+                    col(c1[1]).cast("long").alias("__gs_s1"), col(c1[2]).cast("long").alias("__gs_e1"))
+    if candidates is None:
+        return rows.select(ROW1, F.lit(None).cast(right.schema[ROW2].dataType).alias(ROW2),
+                           F.lit(None).cast("long").alias("distance"))
+    paired = rows.join(candidates, I1, "left")
+    gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
+    return paired.select(ROW1, ROW2, F.when(F.col(S).isNotNull(), gap).alias("distance"))
+
+
+def _counted(left: DataFrame, right: DataFrame) -> DataFrame:
+    """``left`` with, per row, how many ``right`` rows of its chromosome end at or
+    before its start (``__gs_cl``) and start before its end (``__gs_cr``).
+
+    One window pass over both tables per count: ``right``'s ends (starts) and
+    ``left``'s starts (ends) in position order, ``right`` first (last) at equal
+    positions, so ``end2 <= start1`` counts and ``start2 < end1`` counts.
+    """
+    events = left.withColumn("__gs_r", F.lit(False))
+    events = events.unionByName(right.select(
+        *[F.lit(None).cast(left.schema[c].dataType).alias(c) for c in left.columns if c not in (K, S, E)],
+        K, S, E, F.lit(True).alias("__gs_r")))
+    is_right = F.col("__gs_r")
+    upto = Window.partitionBy(K).rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    pos_l = F.when(is_right, F.col(E)).otherwise(F.col(S))
+    pos_r = F.when(is_right, F.col(S)).otherwise(F.col(E))
+    counted = events.withColumns({
+        "__gs_cl": F.sum(is_right.cast("long")).over(upto.orderBy(pos_l, (~is_right).cast("int"))),
+        "__gs_cr": F.sum(is_right.cast("long")).over(upto.orderBy(pos_r, is_right.cast("int"))),
+    })
+    return counted.where(~is_right).drop("__gs_r")
+
+
+def _by_number(counted: DataFrame, right: DataFrame, number: str, kk: int, side: str) -> DataFrame:
+    """The ``kk`` ``right`` rows nearest to each ``counted`` row on one side.
+
+    To the left: ``right`` numbered per chromosome by end (then tie value,
+    higher first, as bioframe takes the last ``k`` of that order); a row's
+    candidates are the numbers ``(cl - kk, cl]``. To the right: numbered by
+    start (then tie value, lower first); candidates ``(cr, cr + kk]``.
+    """
+    if side == "left":
+        order = [F.col(E), F.col(TIE).desc_nulls_first(), F.col(S), F.col(I2)]
+        top = F.col("__gs_cl")
+    else:
+        order = [F.col(S), F.col(TIE).asc_nulls_last(), F.col(E), F.col(I2)]
+        top = F.col("__gs_cr") + kk
+    numbered = right.withColumn(number, F.row_number().over(Window.partitionBy(K).orderBy(*order)))
+    # top >= 1 first: sequence(1, 0) would count down, not be empty.
+    wanted = counted.where(top >= 1).select(
+        I1, F.col(K).alias("__gs_key"), F.col(S).alias("__gs_s1"), F.col(E).alias("__gs_e1"),
+        F.explode(F.sequence(F.greatest(top - kk + 1, F.lit(1).cast("long")), top)).alias("__gs_num"))
+    # Numbers past the last row match nothing: the inner join drops them.
+    hits = wanted.join(numbered, (F.col("__gs_key") == F.col(K)) & (F.col("__gs_num") == F.col(number)))
+    gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
+    return hits.select(I1, *right.columns, (gap + 1).alias(RANK))
+
+
+__all__ = ["closest"]
