@@ -74,3 +74,44 @@ def test_the_model_runs_a_whole_chromosome_interval(check):
     rows = check("SELECT a.name, b.name AS g FROM peaks a JOIN genes b ON a.interval INTERSECTS b.interval",
                  _tables(), min_rows=2)
     assert ("all", "g1") in rows
+
+
+def test_auto_never_cuts_a_row_the_sample_missed(spark, tmp_path):
+    """One whole-chromosome row among 200,000 in a row group the statistics do not
+    sample: the widest row is read exactly before a strategy that cuts rows is
+    chosen, and that strategy is refused with why. The same files without the wide
+    row keep it, so the refusal comes from the row, not from the data's shape."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from giql_spark import runtime
+    from giql_spark.dataframe.engine import _side
+    from giql_spark.dataframe.overlap import overlap_spec
+    from giql_spark.planner.nodes import IntervalJoin
+
+    n = 200_000
+    starts = np.arange(n, dtype=np.int64) * 50
+    cols = ("chrom", "start", "end")
+
+    def side(name, wide):
+        ends = starts + 100
+        chrom = np.array(["chr1"] * n, dtype=object)
+        if wide:  # row group 1 of 5: the sample reads groups 0, 2 and 4
+            ends[50_000], chrom[50_000] = WIDE, "chr1"
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(pa.table({"chrom": chrom, "start": starts, "end": ends}), path, row_group_size=40_000)
+        return spark.read.parquet(str(path)).selectExpr("struct(*) AS x")
+
+    def choice(wide):
+        l, r = side(f"l{wide}", wide), side(f"r{wide}", False).selectExpr("x AS y")
+        spec = overlap_spec("inner", cols, cols, [], ("x", "y"))
+        node = IntervalJoin("", _side(l), _side(r), spec)
+        return runtime.choice_for(node, l, r, {"_only": ["binned", "broadcast"], "_only_why": "this test"})
+
+    plain = choice(False)
+    assert plain.strategy == "binned", plain
+    wide = choice(True)
+    assert wide.strategy == "broadcast", [(e.strategy, e.refused) for e in wide.estimates]
+    binned = next(e for e in wide.estimates if e.strategy == "binned")
+    assert binned.refused and f"a row spans {WIDE - 50_000 * 50:,} bases, more than 1,000,000 bins" in binned.refused, binned

@@ -111,8 +111,37 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
     if cluster is not None and "_cluster" not in options:
         options = {**options, "_cluster": cluster}
     choice = choose(node, options, ls, rs, unavailable=unavailable)
+    if isinstance(node, IntervalJoin) and not options.get("strategy"):
+        choice = _not_cutting_too_wide(node, left, right, options, ls, rs, unavailable, choice)
     choice.stats = (ls, rs)
     choice.timing = Timing(t1 - t0, time.perf_counter() - t1)
+    return choice
+
+
+#: The strategies that cut each row into pieces, by their size parameter.
+_CUTS = {"binned": ("bin_size", "bin"), "sweep": ("tile_size", "tile"), "jvm_sweep": ("tile_size", "tile")}
+
+
+def _not_cutting_too_wide(node, left, right, options, ls, rs, unavailable, choice) -> Choice:
+    """``choice``, or the next choice while a side's widest row would be cut into more
+    pieces than the strategy takes (:func:`giql_spark.planner.stats.widest.widest`, read
+    only when such a strategy is chosen). A sampled width can miss the one wide row."""
+    from .joins.hull import MAX_PIECES
+    from .planner.stats.widest import widest
+
+    wide = None
+    while choice.strategy in _CUTS and choice.strategy not in (unavailable or {}):
+        name, piece = _CUTS[choice.strategy]
+        size = choice.params.get(name) or next(p.default for p in registry.get(choice.strategy).params
+                                               if p.name == name)
+        if wide is None:
+            li, ri = node.spec.stats_intervals()
+            wide = max(widest(left, li), widest(right, ri))
+        if wide // size + 1 < MAX_PIECES:
+            break
+        unavailable = {**(unavailable or {}), choice.strategy: (
+            f"a row spans {wide:,} bases, more than {MAX_PIECES:,} {piece}s of {size:,}")}
+        choice = choose(node, options, ls, rs, unavailable=unavailable)
     return choice
 
 
