@@ -15,11 +15,15 @@ from .complement import complement, subtract
 from .coverage import coverage
 from .expand import expand
 from .nearest import nearest
-from .overlap import count_overlaps, overlap
+from .overlap import count_overlaps, overlap, setdiff
+from .select import select, select_mask
 
 __all__ = [
     "overlap",
     "count_overlaps",
+    "setdiff",
+    "select",
+    "select_mask",
     "nearest",
     "closest",
     "coverage",

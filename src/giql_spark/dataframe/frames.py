@@ -86,8 +86,10 @@ def checked(df: DataFrame, cols: tuple[str, str, str], arg: str, op: str) -> Dat
     s, e = col(start), col(end)
     bad = (s < 0) | (s > e) | (e >= MAX_COORD)
     message = F.format_string(
-        f"{op}: {arg} has an invalid interval %s:%s-%s (need 0 <= {start} <= {end} < 2^60)",
+        f"{op}: {arg} has an invalid interval %s:%s-%s (need 0 <= {start} <= {end} < 2^60)%s",
         col(chrom), s.cast("string"), e.cast("string"),
+        # a negative start is what expand leaves at a chromosome's start: trim clips it
+        F.when(s < 0, F.lit("; trim clips intervals to their chromosomes")).otherwise(F.lit("")),
     )
     return df.where(F.when(bad, F.raise_error(message).cast("boolean")).otherwise(F.lit(True)))
 

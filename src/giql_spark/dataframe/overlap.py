@@ -233,4 +233,15 @@ def _kernel_interval(cols, on: list[str]) -> Interval:
     return Interval(chrom, q(s), end)
 
 
-__all__ = ["overlap", "count_overlaps"]
+def setdiff(df1: DataFrame, df2: DataFrame, cols1=None, cols2=None, on=None) -> DataFrame:
+    """The intervals of ``df1`` that overlap no interval of ``df2``, as ``bioframe.setdiff``.
+
+    Overlap is :func:`overlap`'s; ``on`` columns must also be equal for an
+    interval to be removed. Returns ``df1``'s rows with its columns; a row with
+    a NULL chromosome or coordinate overlaps nothing and is kept. This is
+    ``overlap(df1, df2, how="anti")``.
+    """
+    return overlap(df1, df2, how="anti", cols1=cols1, cols2=cols2, on=on)
+
+
+__all__ = ["overlap", "count_overlaps", "setdiff"]
