@@ -33,7 +33,7 @@ class Format:
     name: str
     #: Lower-case file name endings, each compressed form included.
     suffixes: tuple[str, ...]
-    #: The reader that reads it: ``bed``, ``peaks``, ``oxbow``, ``parquet`` or ``delimited``.
+    #: The reader that reads it: ``bed``, ``peaks``, ``oxbow``, ``parquet``, ``delimited`` or ``fasta``.
     reader: str
     #: (coordinate_system, interval_type) of start/end as the reader returns them;
     #: None where only the user knows (Parquet, CSV, TSV).
@@ -75,6 +75,9 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     Format("parquet", (".parquet",), "parquet", writable=True),
     Format("csv", (".csv.gz", ".csv"), "delimited", writable=True, directory=True),
     Format("tsv", (".tsv.gz", ".tsv"), "delimited", writable=True, directory=True),
+    # Rows of sequence chunks (chrom, start, end, seq), split by the .fai (see io/fasta.py).
+    Format("fasta", (".fasta.gz", ".fa.gz", ".fna.gz", ".fasta", ".fa", ".fna"), "fasta", _ZERO_BASED_HALF_OPEN,
+           options=("index", "gzi", "chunk_size", "partition_size"), aliases=("fa",)),
 )}
 
 FORMATS = tuple(REGISTRY)
@@ -85,7 +88,7 @@ _SUFFIXES = tuple(sorted(((sx, f.name) for f in REGISTRY.values() for sx in f.su
 ACCEPTED = (
     ".bed, .bed.gz, .narrowPeak, .narrowPeak.gz, .broadPeak, .broadPeak.gz, .vcf, .vcf.gz, .bcf, "
     ".gff, .gff3, .gtf (each optionally .gz), .sam, .bam, .cram, .parquet (file or directory), "
-    ".csv, .csv.gz, .tsv, .tsv.gz"
+    ".csv, .csv.gz, .tsv, .tsv.gz, .fa, .fasta, .fna (each optionally .gz)"
 )
 
 

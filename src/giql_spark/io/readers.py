@@ -107,6 +107,8 @@ def read_source(
     * VCF/BCF, GFF3/GTF, SAM/BAM/CRAM: read in parallel through oxbow, see
       :func:`giql_spark.io.datasource.read_genomic` (``validate`` and the
       format ``options`` apply there); local files only.
+    * FASTA: rows of sequence chunks ``chrom, start, end, seq`` read in
+      parallel through the .fai index, see :func:`giql_spark.io.fasta.read_fasta`.
     * Parquet: ``spark.read.parquet``; skipped_rows is 0.
     * CSV/TSV: header row expected unless ``header=False``; ``sep`` defaults to
       ',' or a tab; column types are inferred; skipped_rows is 0.
@@ -151,6 +153,14 @@ def _oxbow(r: _Read) -> tuple[DataFrame, int]:
     return read_genomic(r.spark, r.local, r.fmt, validate=r.validate, **r.options), 0
 
 
+def _fasta(r: _Read) -> tuple[DataFrame, int]:
+    if r.local is None:
+        raise InputError(f"{r.path}: FASTA files are read through their .fai index, which needs a local path")
+    from .fasta import read_fasta
+
+    return read_fasta(r.spark, r.local, validate=r.validate, **r.options), 0
+
+
 #: The reader of each :attr:`~giql_spark.io.formats.Format.reader`: ``(df, skipped rows)`` for one call.
 READERS = {
     "bed": lambda r: read_bed(r.spark, r.path, on_error=r.on_error),
@@ -158,6 +168,7 @@ READERS = {
     "oxbow": _oxbow,
     "parquet": lambda r: (_read_parquet(r.spark, r.path), 0),
     "delimited": lambda r: (_read_delimited(r.spark, r.path, r.fmt, header=r.header, sep=r.sep), 0),
+    "fasta": _fasta,
 }
 
 
