@@ -17,6 +17,7 @@ from .expand import expand
 from .nearest import nearest
 from .overlap import count_overlaps, overlap, setdiff
 from .select import select, select_mask
+from .sequence import digest, frac_gc, frac_mapped, seq_gc
 
 __all__ = [
     "overlap",
@@ -34,4 +35,8 @@ __all__ = [
     "expand",
     "window",
     "band_join",
+    "frac_mapped",
+    "frac_gc",
+    "seq_gc",
+    "digest",
 ]
