@@ -9,6 +9,7 @@ smaller side when called.
 """
 
 from .band import band_join, window
+from .bins import binnify, make_chromarms
 from .closest import closest
 from .clusters import cluster, merge
 from .complement import complement, subtract
@@ -16,8 +17,11 @@ from .coverage import coverage
 from .expand import expand
 from .nearest import nearest
 from .overlap import count_overlaps, overlap, setdiff
+from .pairs import pair_by_distance
+from .runs import mark_runs, merge_runs
 from .select import select, select_mask
 from .sequence import digest, frac_gc, frac_mapped, seq_gc
+from .views import assign_view, sort_bedframe, trim
 
 __all__ = [
     "overlap",
@@ -35,6 +39,14 @@ __all__ = [
     "expand",
     "window",
     "band_join",
+    "trim",
+    "sort_bedframe",
+    "assign_view",
+    "binnify",
+    "make_chromarms",
+    "pair_by_distance",
+    "mark_runs",
+    "merge_runs",
     "frac_mapped",
     "frac_gc",
     "seq_gc",
