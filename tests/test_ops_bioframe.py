@@ -487,7 +487,7 @@ def test_missing_and_mistyped_columns_fail_at_once(spark):
         gs.nearest(d, d, k=0)
     with pytest.raises(GiqlSparkError, match=r"only one of pad or scale"):
         gs.expand(d, pad=1, scale=2)
-    with pytest.raises(GiqlSparkError, match=r"region names must be unique"):
+    with pytest.raises(GiqlSparkError, match=r"region names \(column 'name'\) must be unique"):
         gs.complement(d, view_df=[("chr1", 0, 5, "a"), ("chr1", 6, 9, "a")])
     with pytest.raises(ValueError, match=r"unknown join strategy 'nope'"):
         gs.overlap(d, d, strategy="nope")

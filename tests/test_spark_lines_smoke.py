@@ -87,6 +87,41 @@ def test_dataframe_api(spark):
     assert len(counts) == len(t["a"].rows)
 
 
+def test_bioframe_breadth(spark, tmp_path):
+    """The functions beyond the pair joins, against bioframe on one small case: each
+    route (windows, broadcast views, Spark-generated bins, the FASTA data source) per line."""
+    import bioframe as bf
+    import pandas as pd
+
+    t = _tables()
+    a = spark.createDataFrame(t["a"].rows, t["a"].schema).drop("score")
+    b = spark.createDataFrame(t["b"].rows, t["b"].schema).drop("score")
+    pa_, pb = (pd.DataFrame(t[k].rows, columns=["chrom", "start", "end", "name", "score", "strand"])
+               .drop(columns="score") for k in ("a", "b"))
+    sizes = {"chr1": 20_000, "chr2": 19_000, "chr3": 20_500}
+
+    def same(got, want):
+        got = Counter(tuple(None if pd.isna(v) else v for v in r) for r in got.collect())
+        want = Counter(tuple(None if pd.isna(v) else (int(v) if isinstance(v, float) else v) for v in r)
+                       for r in want.itertuples(index=False))
+        assert got == want and got
+
+    near = gs.closest(a, b, k=2, ignore_upstream=True, direction_col="strand").select("name", "name_", "distance")
+    assert {r["name"] for r in near.collect()} == set(pa_["name"])
+    same(gs.trim(gs.expand(a, pad=400), sizes), bf.trim(bf.expand(pa_, pad=400), sizes))
+    same(gs.select(a, "chr2:1k-9k"), bf.select(pa_, "chr2:1k-9k"))
+    same(gs.binnify(sizes, 3_000), bf.binnify(pd.Series(sizes), 3_000))
+    same(gs.merge_runs(a, "strand", allow_overlaps=True),
+         bf.merge_runs(pa_.sort_values(["chrom", "start"]), "strand", allow_overlaps=True))
+    fasta = tmp_path / "g.fa"
+    fasta.write_text(">chr1\nACGTNNacgtGGCC\nAT\n>chr2\nGGGG\n")
+    got = gs.frac_gc(spark.createDataFrame([("chr1", 0, 16), ("chr1", 3, 9), ("chr2", 1, 3)],
+                                           "chrom string, start long, `end` long"), str(fasta))
+    seq = "ACGTNNacgtGGCCAT"
+    assert sorted(tuple(r) for r in got.collect()) == [("chr1", 0, 16, bf.seq_gc(seq)), ("chr1", 3, 9, bf.seq_gc(seq[3:9])),
+                                                     ("chr2", 1, 3, bf.seq_gc("GG"))]
+
+
 def test_genomic_reader_joins(spark):
     s = gs.Session(spark)
     s.register("v", str(DATA / "variants.vcf.gz"))

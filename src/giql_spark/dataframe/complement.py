@@ -5,12 +5,10 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from ..errors import GiqlSparkError
 from ..joins.spec import Interval, JoinSpec
 from .clusters import IDX, with_cluster_index
 from .engine import interval_join, strategy_options
 from .frames import (
-    MAX_COORD,
     checked,
     col,
     field,
@@ -19,6 +17,7 @@ from .frames import (
     packed,
     valid,
 )
+from .views import make_view
 
 INT64_MAX = 2**63 - 1
 # Internal column names: a region (chrom, start, end, name), a piece of an
@@ -52,58 +51,16 @@ def gaps(pieces: DataFrame, regions: DataFrame) -> DataFrame:
 
 
 def view_frame(spark: SparkSession, view_df, view_name_col: str, cols_view, op: str) -> DataFrame:
-    """Regions VC, VS, VE, VN from a bioframe-style view.
-
-    Accepted: ``{chrom: size}``; a pandas Series of sizes indexed by chrom;
-    a list of ``(chrom, start, end[, name])``; a pandas or Spark DataFrame
-    with (chrom, start, end) columns ``cols_view`` and, optionally,
-    ``view_name_col``. A region without a name is named by its chromosome.
-    """
-    cv, sv, ev = cols_view or ("chrom", "start", "end")
-    if isinstance(view_df, DataFrame):
-        interval_cols(view_df, (cv, sv, ev), "view_df", op)
-        view = checked(view_df, (cv, sv, ev), "view_df", op)
-        name = col(view_name_col) if view_name_col in view_df.columns else col(cv)
-        return view.select(
-            col(cv).alias(VC), col(sv).cast("long").alias(VS), col(ev).cast("long").alias(VE),
-            name.cast("string").alias(VN),
-        )
-    rows = _local_regions(view_df, view_name_col, (cv, sv, ev), op)
-    return spark.createDataFrame(rows, f"{VC} string, {VS} bigint, {VE} bigint, {VN} string")
-
-
-def _local_regions(view_df, name_col: str, cols, op: str) -> list[tuple]:
-    import pandas as pd
-
-    cv, sv, ev = cols
-    if isinstance(view_df, dict) or isinstance(view_df, pd.Series):
-        rows = [(str(c), 0, size, str(c)) for c, size in view_df.items()]
-    elif isinstance(view_df, pd.DataFrame):
-        missing = [c for c in cols if c not in view_df.columns]
-        if missing:
-            raise GiqlSparkError(f"{op}: view_df has no column {missing[0]!r} (its columns: {', '.join(map(str, view_df.columns))})")
-        names = view_df[name_col] if name_col in view_df.columns else view_df[cv]
-        rows = list(zip(view_df[cv].astype(str), view_df[sv], view_df[ev], names.astype(str)))
-    elif isinstance(view_df, (list, tuple)):
-        rows = [tuple(r) if len(r) == 4 else (*r, r[0]) for r in view_df]
-    else:
-        raise GiqlSparkError(
-            f"{op}: view_df must be a dict of sizes, a pandas Series or DataFrame, a list of "
-            f"(chrom, start, end[, name]) or a Spark DataFrame, got {type(view_df).__name__}"
-        )
-    out = []
-    for c, s, e, n in rows:
-        try:
-            s, e = int(s), int(e)
-        except (TypeError, ValueError):
-            raise GiqlSparkError(f"{op}: view_df region {n!r} has a non-integer bound ({s!r}, {e!r})") from None
-        if not 0 <= s <= e < MAX_COORD:
-            raise GiqlSparkError(f"{op}: view_df region {n!r} has invalid bounds [{s}, {e}) (need 0 <= start <= end < 2^60)")
-        out.append((str(c), s, e, str(n)))
-    names = [r[3] for r in out]
-    if len(set(names)) != len(names):
-        raise GiqlSparkError(f"{op}: view_df region names must be unique")
-    return out
+    """Regions VC, VS, VE, VN from a bioframe-style view (:func:`.views.make_view`: a
+    dict of sizes, a pandas Series, a list of ``(chrom, start, end[, name])``, a pandas
+    or Spark DataFrame; checked as bioframe's ``make_viewframe`` checks it). A region
+    without a name is named by its chromosome."""
+    view = make_view(spark, view_df, view_name_col, cols_view, op)
+    cv, sv, ev = view.cols
+    return checked(view.frame, view.cols, "view_df", op).select(
+        col(cv).alias(VC), col(sv).cast("long").alias(VS), col(ev).cast("long").alias(VE),
+        col(view.name).cast("string").alias(VN),
+    )
 
 
 def complement(df: DataFrame, view_df=None, view_name_col: str = "name", cols=None, cols_view=None, *,
