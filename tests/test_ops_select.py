@@ -73,3 +73,18 @@ def test_select_mask_is_a_column_and_bad_regions_fail_in_one_line(spark):
         gs.select(d, "chr1:9-3")
     with pytest.raises(GiqlSparkError, match=r"region 'chr1:x-3': expected chrom:start-end"):
         gs.select(d, "chr1:x-3")
+
+
+@SETTINGS
+@given(pairs=PAIRS)
+def test_frac_gene_coverage_matches_bioframe(spark, pairs):
+    r1, r2, d1, _ = tables(spark, pairs)
+    p1, p2 = pdf(r1), pdf(r2)
+    mrna_p = p2.rename(columns={"chrom": "tName", "start": "tStart", "end": "tEnd"})
+    mrna = frame(spark, r2).toDF("tName", "tStart", "tEnd", "qName", "strand")
+    got = gs.frac_gene_coverage(d1, mrna)
+    want = bf.frac_gene_coverage(p1, mrna_p.rename(columns={"name": "qName"}))
+    assert got.columns == list(want.columns)
+    assert_bags(bag_of(got.toPandas()), bag_of(want), "frac_gene_coverage")
+    with pytest.raises(GiqlSparkError, match=r"ucsc_mrna must be a Spark DataFrame"):
+        gs.frac_gene_coverage(d1, "hg38")

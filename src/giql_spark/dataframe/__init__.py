@@ -13,7 +13,7 @@ from .bins import binnify, make_chromarms
 from .closest import closest
 from .clusters import cluster, merge
 from .complement import complement, subtract
-from .coverage import coverage
+from .coverage import coverage, frac_gene_coverage
 from .expand import expand
 from .nearest import nearest
 from .overlap import count_overlaps, overlap, setdiff
@@ -32,6 +32,7 @@ __all__ = [
     "nearest",
     "closest",
     "coverage",
+    "frac_gene_coverage",
     "merge",
     "cluster",
     "complement",

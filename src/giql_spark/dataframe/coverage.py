@@ -94,3 +94,23 @@ def _summed_in_jvm(a: DataFrame, df2: DataFrame, c1, c2, op: str) -> DataFrame |
     joined = interval_join(left, right, spec, options, per_row=True)
     covered = F.expr(f"giql_covered({', '.join((*lhull, *rhull))})").alias("coverage")
     return per_left_row(joined, a.columns, covered)
+
+
+def frac_gene_coverage(df: DataFrame, ucsc_mrna: DataFrame, cols=None) -> DataFrame:
+    """``df`` with ``coverage`` and ``count``: the bases of each interval that mRNA
+    isoforms cover, and how many isoforms overlap it, as ``bioframe.frac_gene_coverage``.
+
+    ``ucsc_mrna`` is UCSC's ``all_mrna`` table (or any table with ``tName``,
+    ``tStart``, ``tEnd``) as a Spark DataFrame, e.g. read with ``Session.read``.
+    bioframe also takes a genome's name and downloads the table; here the table
+    is read like any other input (a cluster's tasks should not fetch from UCSC).
+    This is :func:`coverage` then :func:`count_overlaps` against those intervals.
+    """
+    from .overlap import count_overlaps
+
+    op = "frac_gene_coverage"
+    if not isinstance(ucsc_mrna, DataFrame):
+        raise GiqlSparkError(f"{op}: ucsc_mrna must be a Spark DataFrame of UCSC's all_mrna table "
+                             f"(tName, tStart, tEnd), got {type(ucsc_mrna).__name__}")
+    mrna = ucsc_mrna.withColumnsRenamed({"tName": "chrom", "tStart": "start", "tEnd": "end"})
+    return count_overlaps(coverage(df, mrna, cols1=cols), mrna, cols1=cols)
