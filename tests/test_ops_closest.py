@@ -182,3 +182,22 @@ def test_suffixes_may_repeat_names_as_in_bioframe(spark):
         assert [tuple(r) for r in got.collect()] == [
             tuple(None if pd.isna(v) else (int(v) if isinstance(v, (np.integer, float)) else v) for v in r)
             for r in want.itertuples(index=False)]
+
+
+@SETTINGS
+@given(pairs=PAIRS)
+def test_closest_through_every_strategy(spark, pairs):
+    """The overlapping candidates by each strategy forced, the others by bioframe's route."""
+    from test_ops_bioframe import STRATEGIES
+
+    r1 = with_score(batch([p[0] for p in pairs], FIXED_1, "a"))
+    r2 = with_score(batch([p[1] for p in pairs], FIXED_2, "b"))
+    d1, d2 = frame(spark, r1), frame(spark, r2)
+    p1, p2 = scored_pdf(r1), scored_pdf(r2)
+    runs = {**STRATEGIES, "jvm_broadcast": {"strategy": "jvm_broadcast"}}
+    found = labelled({name: gs.closest(d1, d2, k=2, **kw).select("name", "name_", "distance")
+                      for name, kw in runs.items()})
+    want, cands = oracle(p1, p2, 2, {})
+    for name in runs:
+        rows = [dict(zip(("name", "name_", "distance"), v)) for v in found[name].elements()]
+        assert picks(rows, cands, 2, None) == want, name

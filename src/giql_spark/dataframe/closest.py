@@ -26,7 +26,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
-from .engine import interval_join
+from .engine import interval_join, strategy_options
 from .frames import checked, col, interval_cols, packed, require_columns, suffix_pair, valid
 from .nearest import nearest
 from .overlap import overlap_spec
@@ -41,7 +41,8 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
             ignore_upstream: bool = False, ignore_downstream: bool = False, direction_col: str | None = None,
             tie_breaking_col=None, return_input: bool = True, return_index: bool = False,
             return_distance: bool = True, return_overlap: bool = False, suffixes=("", "_"),
-            cols1=None, cols2=None) -> DataFrame:
+            cols1=None, cols2=None, *, strategy: str | None = None, bin_size: int | None = None,
+            tile_size: int | None = None) -> DataFrame:
     """For every interval in ``df1``, the ``k`` closest intervals in ``df2``, as ``bioframe.closest``.
 
     Overlapping intervals (as in :func:`overlap`: a zero-length interval acts
@@ -89,6 +90,10 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
     cols1, cols2 : (str, str, str) or None
         The names of the chromosome, start and end columns of each set;
         default ``("chrom", "start", "end")``.
+    strategy, bin_size, tile_size
+        Beyond bioframe: force the join strategy (and its parameter) that
+        pairs the overlapping intervals, as :func:`overlap` takes them; the
+        other candidates are then found as for the options (module docstring).
 
     Returns
     -------
@@ -124,7 +129,8 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
     p1, p2 = suffix_pair(suffixes, op)
     n1, n2 = list(df1.columns), list(other.columns)
 
-    plain = not (one_table or ignore_overlaps or ignore_upstream or ignore_downstream
+    options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
+    plain = not (options or one_table or ignore_overlaps or ignore_upstream or ignore_downstream
                  or direction_col is not None or tie_breaking_col is not None)
     if plain:
         # Renamed by position on top of the join (which keeps the output names, and so
@@ -136,7 +142,7 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
         distance = F.col("distance")
     else:
         pairs = _directed(df1, None if one_table else df2, c1, c2, k, ignore_overlaps, ignore_upstream,
-                          ignore_downstream, direction_col, tie_breaking_col, op)
+                          ignore_downstream, direction_col, tie_breaking_col, op, options)
         row1 = [F.col(ROW1).getField(n) for n in n1]
         row2 = [F.col(ROW2).getField(n) for n in n2]
         distance = F.col("distance")
@@ -158,7 +164,8 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
 
 
 def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_overlaps: bool,
-              ignore_upstream: bool, ignore_downstream: bool, direction_col, tie, op: str) -> DataFrame:
+              ignore_upstream: bool, ignore_downstream: bool, direction_col, tie, op: str,
+              options: dict) -> DataFrame:
     """Columns ROW1, ROW2 (NULL when unpaired) and ``distance``: each ``df1`` row's
     ``k`` best candidates by (overlap first, gap + 1, tie value)."""
     one_table = df2 is None
@@ -189,7 +196,7 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
         parts.append(_by_number(counted.where(looks_right), right, "__gs_nr", kk, "right"))
     if not ignore_overlaps:
         spec = overlap_spec("inner", (K, S, E), (K, S, E), [])
-        joined = interval_join(packed(left.select(I1, K, S, E), "l"), packed(right, "r"), spec, {})
+        joined = interval_join(packed(left.select(I1, K, S, E), "l"), packed(right, "r"), spec, options)
         parts.append(joined.select(F.col("l").getField(I1).alias(I1), "r.*", F.lit(0).cast("long").alias(RANK)))
     if not parts:  # every direction and the overlaps ignored: nothing is a candidate
         candidates = None
