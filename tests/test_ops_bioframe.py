@@ -528,3 +528,24 @@ def test_join_ops_use_the_planner_choice(spark, monkeypatch):
         ("binned", {"bin_size": 7}),
         ("sweep", {"tile_size": 2_000_000}),
     ]
+
+
+@SETTINGS
+@given(pairs=PAIRS)
+def test_every_joining_operation_through_every_strategy(spark, pairs):
+    """coverage, subtract, complement and count_overlaps with each strategy forced (the JVM broadcast too)."""
+    r1, r2, d1, d2 = tables(spark, pairs)
+    p1, p2 = pdf(r1), pdf(r2)
+    forced = {**STRATEGIES, "jvm_broadcast": {"strategy": "jvm_broadcast"}}
+    sizes = {c: 60 for c in {r[0] for r in r1}}
+    ops = {
+        "coverage": (lambda kw: gs.coverage(d1, d2, **kw), bf.coverage(p1.copy(), p2)),
+        "subtract": (lambda kw: gs.subtract(d1, d2, **kw), bf.subtract(p1, p2)),
+        "complement": (lambda kw: gs.complement(d1, view_df=sizes, **kw), bf.complement(p1, view_df=sizes)),
+        "count_overlaps": (lambda kw: gs.count_overlaps(d1, d2, **kw), bf.count_overlaps(p1.copy(), p2)),
+    }
+    for op, (run, want) in ops.items():
+        got = labelled({name: run(kw) for name, kw in forced.items()})
+        for name in forced:
+            assert_bags(got[name], bag_of(want), f"{op}, {name}")
+    assert any(r[-1] > 0 for r in bag_of(ops["coverage"][1]))
