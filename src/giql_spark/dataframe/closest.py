@@ -177,13 +177,12 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
     kk = k + 1 if one_table else k
     tie_value = (col(tie) if isinstance(tie, str) else tie) if tie is not None else F.lit(None)
 
+    # The search carries ids and coordinates only; whole rows join the k picks at the end.
     left = a.where(valid(c1)).select(
-        F.struct(*[col(n) for n in df1.columns]).alias(ROW1), F.col(I1),
-        col(c1[0]).alias(K), col(c1[1]).cast("long").alias(S), col(c1[2]).cast("long").alias(E),
+        F.col(I1), col(c1[0]).alias(K), col(c1[1]).cast("long").alias(S), col(c1[2]).cast("long").alias(E),
         (F.coalesce(col(direction_col) != "-", F.lit(True)) if direction_col else F.lit(True)).alias("__gs_along"))
     right = b.where(valid(c2)).select(
-        F.struct(*[col(n) for n in b.columns if n != I2]).alias(ROW2), F.col(I2),
-        col(c2[0]).alias(K), col(c2[1]).cast("long").alias(S), col(c2[2]).cast("long").alias(E),
+        F.col(I2), col(c2[0]).alias(K), col(c2[1]).cast("long").alias(S), col(c2[2]).cast("long").alias(E),
         tie_value.alias(TIE))
 
     along = F.col("__gs_along")
@@ -192,8 +191,13 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
     parts = []
     if not (ignore_upstream and ignore_downstream):
         counted = _counted(left, right)
-        parts.append(_by_number(counted.where(looks_left), right, "__gs_nl", kk, "left"))
-        parts.append(_by_number(counted.where(looks_right), right, "__gs_nr", kk, "right"))
+        for number, side, looks in (("__gs_nl", "left", looks_left), ("__gs_nr", "right", looks_right)):
+            hits = _by_number(counted.where(looks), right, number, kk, side)
+            if not ignore_overlaps:
+                # An overlap at gap 0 (a zero-length row at the other's end) comes from
+                # the overlap join with its better rank: one copy of each pair.
+                hits = hits.where(~_overlapping())
+            parts.append(hits.drop("__gs_s1", "__gs_e1"))
     if not ignore_overlaps:
         spec = overlap_spec("inner", (K, S, E), (K, S, E), [])
         joined = interval_join(packed(left.select(I1, K, S, E), "l"), packed(right, "r"), spec, options)
@@ -206,16 +210,20 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
             candidates = candidates.unionByName(p)
         if one_table:
             candidates = candidates.where(F.col(I1) != F.col(I2))
-        # A pair found twice (an overlap that is also at gap 0) keeps its better rank.
-        pair = Window.partitionBy(I1, I2).orderBy(RANK)
+        if ignore_overlaps and not (ignore_upstream or ignore_downstream):
+            # Two zero-length rows at one position are at gap 0 on both sides: found
+            # by both lists, at one rank.
+            candidates = candidates.dropDuplicates([I1, I2])
         order = Window.partitionBy(I1).orderBy(F.col(RANK), F.col(TIE).asc_nulls_last(), S, E, I2)
-        candidates = (candidates.withColumn("__gs_n", F.row_number().over(pair)).where("__gs_n = 1")
-                      .withColumn("__gs_n", F.row_number().over(order)).where(F.col("__gs_n") <= k)
-                      .select(I1, ROW2, S, E))
+        candidates = (candidates.withColumn("__gs_n", F.row_number().over(order)).where(F.col("__gs_n") <= k)
+                      .select(I1, I2, S, E))
+        whole = b.select(I2, F.struct(*[col(n) for n in b.columns if n != I2]).alias(ROW2))
+        candidates = candidates.join(whole, I2)
     rows = a.select(F.struct(*[col(n) for n in df1.columns]).alias(ROW1), I1,
                     col(c1[1]).cast("long").alias("__gs_s1"), col(c1[2]).cast("long").alias("__gs_e1"))
     if candidates is None:
-        return rows.select(ROW1, F.lit(None).cast(right.schema[ROW2].dataType).alias(ROW2),
+        row2 = F.struct(*[col(n) for n in b.columns if n != I2])
+        return rows.select(ROW1, F.lit(None).cast(b.select(row2.alias(ROW2)).schema[ROW2].dataType).alias(ROW2),
                            F.lit(None).cast("long").alias("distance"))
     paired = rows.join(candidates, I1, "left")
     gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
@@ -267,7 +275,15 @@ def _by_number(counted: DataFrame, right: DataFrame, number: str, kk: int, side:
     # Numbers past the last row match nothing: the inner join drops them.
     hits = wanted.join(numbered, (F.col("__gs_key") == F.col(K)) & (F.col("__gs_num") == F.col(number)))
     gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
-    return hits.select(I1, *right.columns, (gap + 1).alias(RANK))
+    return hits.select(I1, *right.columns, (gap + 1).alias(RANK), "__gs_s1", "__gs_e1")
+
+
+def _overlapping() -> Column:
+    """bioframe's overlap (a zero-length interval as one base) of a :func:`_by_number` hit."""
+    s1, e1, s2, e2 = F.col("__gs_s1"), F.col("__gs_e1"), F.col(S), F.col(E)
+    e1p = F.when(e1 == s1, e1 + 1).otherwise(e1)
+    e2p = F.when(e2 == s2, e2 + 1).otherwise(e2)
+    return (s1 < e2p) & (s2 < e1p)
 
 
 __all__ = ["closest"]
