@@ -201,3 +201,24 @@ def test_closest_through_every_strategy(spark, pairs):
     for name in runs:
         rows = [dict(zip(("name", "name_", "distance"), v)) for v in found[name].elements()]
         assert picks(rows, cands, 2, None) == want, name
+
+
+def test_closest_with_unusual_names_and_nulls(spark):
+    """Columns named as a user might (spaces, capitals), NULL chromosomes and coordinates:
+    the NULL rows appear once, unpaired; the others as bioframe pairs them."""
+    schema = "`Chrom Name` string, `Start Pos` bigint, `END` bigint, name string, strand string"
+    rows1 = [("c1", 10, 20, "q", "+"), ("c1", 40, 40, "p", "-"), (None, 1, 2, "nc", "+"), ("c1", None, 5, "ns", "+"),
+             ("c2", 5, 9, "far", "+")]
+    rows2 = [("c1", 0, 8, "up", "+"), ("c1", 18, 30, "ov", "-"), ("c1", 41, 50, "down", "+"), (None, 0, 99, "nn", "+"),
+             ("c2", 100, 110, "c2a", "-")]
+    cols = ("Chrom Name", "Start Pos", "END")
+    d1, d2 = spark.createDataFrame(rows1, schema), spark.createDataFrame(rows2, schema)
+    p1 = pd.DataFrame([r for r in rows1 if None not in r[:3]], columns=list(cols) + ["name", "strand"])
+    p2 = pd.DataFrame([r for r in rows2 if None not in r[:3]], columns=list(cols) + ["name", "strand"])
+    for kw in ({"k": 2}, {"k": 1, "ignore_overlaps": True}, {"k": 2, "ignore_downstream": True, "direction_col": "strand"}):
+        got = {(r["name"], r["name_"], r["distance"])
+               for r in gs.closest(d1, d2, cols1=cols, cols2=cols, **kw).collect()}
+        want = {(a, b, None if pd.isna(d) else int(d)) for a, b, d in
+                bf.closest(p1, p2, cols1=cols, cols2=cols, **kw)[["name", "name_", "distance"]].itertuples(index=False)}
+        want = {(a, None if pd.isna(b) else b, d) for a, b, d in want}
+        assert got == want | {("nc", None, None), ("ns", None, None)}, kw
