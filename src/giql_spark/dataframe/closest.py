@@ -190,9 +190,13 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
     looks_right = (along & F.lit(not ignore_downstream)) | (~along & F.lit(not ignore_upstream))
     parts = []
     if not (ignore_upstream and ignore_downstream):
-        counted = _counted(left, right)
-        for number, side, looks in (("__gs_nl", "left", looks_left), ("__gs_nr", "right", looks_right)):
-            hits = _by_number(counted.where(looks), right, number, kk, side)
+        if kk == 1:  # the nearest on each side is the one beside the row in one window pass
+            sides = [_beside(left, right, looks_left, looks_right)]
+        else:
+            counted = _counted(left, right)
+            sides = [_by_number(counted.where(looks), right, number, kk, side)
+                     for number, side, looks in (("__gs_nl", "left", looks_left), ("__gs_nr", "right", looks_right))]
+        for hits in sides:
             if not ignore_overlaps:
                 # An overlap at gap 0 (a zero-length row at the other's end) comes from
                 # the overlap join with its better rank: one copy of each pair.
@@ -228,6 +232,45 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
     paired = rows.join(candidates, I1, "left")
     gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
     return paired.select(ROW1, ROW2, F.when(F.col(S).isNotNull(), gap).alias("distance"))
+
+
+def _beside(left: DataFrame, right: DataFrame, looks_left: Column, looks_right: Column) -> DataFrame:
+    """For k = 1: each ``left`` row's nearest ``right`` row on each side it looks to, as
+    :func:`_by_number` gives them, from one window pass over both tables.
+
+    In ``right``-end / ``left``-start order (``right`` first at equal positions, then
+    lower tie value last), the last ``right`` row before a ``left`` row is the one with
+    the largest end ``<= start1``; in ``right``-start / ``left``-end order (``left``
+    first, then lower tie value first), the first ``right`` row after it has the
+    smallest start ``>= end1``. No numbering and no join.
+    """
+    payload = [c for c in right.columns if c != K]
+    events = left.select(*left.columns, F.lit(False).alias("__gs_r"),
+                         *[F.lit(None).cast(right.schema[c].dataType).alias("__gs_p_" + c) for c in payload])
+    events = events.unionByName(right.select(
+        *[F.lit(None).cast(left.schema[c].dataType).alias(c) for c in left.columns if c not in (K, S, E)],
+        K, S, E, F.lit(True).alias("__gs_r"), *[F.col(c).alias("__gs_p_" + c) for c in payload]))
+    is_right = F.col("__gs_r")
+    hit = F.when(is_right, F.struct(*[F.col("__gs_p_" + c).alias(c) for c in payload]))
+    tie = F.col("__gs_p_" + TIE)
+    before = Window.partitionBy(K).orderBy(
+        F.when(is_right, F.col(E)).otherwise(F.col(S)), (~is_right).cast("int"), tie.desc_nulls_first(),
+        F.col("__gs_p_" + S), F.col("__gs_p_" + I2)).rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    # The same order reversed, so that "the first after" is the last of a running frame:
+    # Spark recomputes a frame that reaches to the partition's end at every row.
+    after = Window.partitionBy(K).orderBy(
+        F.when(is_right, F.col(S)).otherwise(F.col(E)).desc(), is_right.cast("int").desc(), tie.desc_nulls_first(),
+        F.col("__gs_p_" + E).desc(), F.col("__gs_p_" + I2).desc()).rowsBetween(Window.unboundedPreceding,
+                                                                               Window.currentRow)
+    found = events.withColumns({
+        "__gs_hl": F.last(hit, ignorenulls=True).over(before),
+        "__gs_hr": F.last(hit, ignorenulls=True).over(after),
+    }).where(~is_right)
+    pick = F.explode(F.array(F.when(looks_left, F.col("__gs_hl")), F.when(looks_right, F.col("__gs_hr"))))
+    hits = found.select(I1, K, F.col(S).alias("__gs_s1"), F.col(E).alias("__gs_e1"), pick.alias("__gs_h"))
+    hits = hits.where(F.col("__gs_h").isNotNull()).select(I1, K, "__gs_s1", "__gs_e1", "__gs_h.*")
+    gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
+    return hits.select(I1, *right.columns, (gap + 1).alias(RANK), "__gs_s1", "__gs_e1")
 
 
 def _counted(left: DataFrame, right: DataFrame) -> DataFrame:
