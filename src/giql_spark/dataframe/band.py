@@ -43,8 +43,10 @@ def _integral(df: DataFrame, alias: str, condition: sqlglot.exp.Expression) -> b
     return True
 
 
-def _joined(df1: DataFrame, df2: DataFrame, condition: str, how: str, suffixes, op: str,
-            options: dict) -> DataFrame:
+def band_pairs(df1: DataFrame, df2: DataFrame, condition: str, how: str, suffixes, op: str,
+               options: dict) -> DataFrame:
+    """``df1`` and ``df2`` joined on the Spark SQL ``condition`` over aliases ``l`` and ``r``,
+    by the planner's band join (or ``options``' strategy); errors name ``op``."""
     if how not in _HOW:
         raise GiqlSparkError(f"{op}: how must be one of {', '.join(_HOW)}, got {how!r}")
     s1, s2 = suffix_pair(suffixes, op)
@@ -98,8 +100,8 @@ def band_join(df1: DataFrame, df2: DataFrame, condition: str, on=None, how: str 
     op = "band_join"
     on = on_cols(on, {"df1": df1, "df2": df2}, (), op)
     cond = " AND ".join([f"({condition})"] + [f"{field('l', c)} = {field('r', c)}" for c in on])
-    return _joined(df1, df2, cond, how, suffixes, op, strategy_options(strategy, bin_size=bin_size,
-                                                                          tile_size=tile_size))
+    options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
+    return band_pairs(df1, df2, cond, how, suffixes, op, options)
 
 
 def window(df1: DataFrame, df2: DataFrame, w: int = 1000, left: int | None = None, right: int | None = None,
@@ -139,7 +141,7 @@ def window(df1: DataFrame, df2: DataFrame, w: int = 1000, left: int | None = Non
                         + [f"{field('l', c)} = {field('r', c)}" for c in on])
     options = {**strategy_options(strategy, bin_size=bin_size, tile_size=tile_size),
                **stream_options(df1, df2, c1, c2, max_disorder, late_rows, op)}
-    return _joined(a, b, cond, how, suffixes, op, options)
+    return band_pairs(a, b, cond, how, suffixes, op, options)
 
 
 __all__ = ["band_join", "window"]

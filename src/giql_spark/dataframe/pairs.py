@@ -16,7 +16,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
-from .band import _joined
+from .band import band_pairs
 from .engine import strategy_options
 from .frames import checked, distinct_names, interval_cols, q, suffix_pair, valid
 from .frames import col as column
@@ -166,7 +166,7 @@ def pair_by_distance(df: DataFrame, min_sep: int, max_sep: int, min_intervening:
 
     lo, hi = separation_range(min_sep, max_sep)
     condition = (f"l.{q(c)} = r.{q(c)} AND r.{q(LEL)} BETWEEN l.{q(REL)} + {lo} AND l.{q(REL)} + {hi}")
-    pairs = _joined(numbered, numbered, condition, "inner", (_L, _R), op, options)
+    pairs = band_pairs(numbered, numbered, condition, "inner", (_L, _R), op, options)
 
     between = F.abs(F.col(q(ROW + _L)) - F.col(q(ROW + _R))) - 1
     kept = between >= low
