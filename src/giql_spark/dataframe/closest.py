@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
 from .engine import interval_join, strategy_options
-from .frames import checked, col, interval_cols, packed, require_columns, suffix_pair, valid
+from .frames import checked, col, interval_cols, overlaps, packed, require_columns, suffix_pair, valid
 from .nearest import nearest
 from .overlap import overlap_spec
 
@@ -230,8 +230,7 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
         return rows.select(ROW1, F.lit(None).cast(b.select(row2.alias(ROW2)).schema[ROW2].dataType).alias(ROW2),
                            F.lit(None).cast("long").alias("distance"))
     paired = rows.join(candidates, I1, "left")
-    gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
-    return paired.select(ROW1, ROW2, F.when(F.col(S).isNotNull(), gap).alias("distance"))
+    return paired.select(ROW1, ROW2, F.when(F.col(S).isNotNull(), _gap()).alias("distance"))
 
 
 def _beside(left: DataFrame, right: DataFrame, looks_left: Column, looks_right: Column) -> DataFrame:
@@ -269,8 +268,7 @@ def _beside(left: DataFrame, right: DataFrame, looks_left: Column, looks_right: 
     pick = F.explode(F.array(F.when(looks_left, F.col("__gs_hl")), F.when(looks_right, F.col("__gs_hr"))))
     hits = found.select(I1, K, F.col(S).alias("__gs_s1"), F.col(E).alias("__gs_e1"), pick.alias("__gs_h"))
     hits = hits.where(F.col("__gs_h").isNotNull()).select(I1, K, "__gs_s1", "__gs_e1", "__gs_h.*")
-    gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
-    return hits.select(I1, *right.columns, (gap + 1).alias(RANK), "__gs_s1", "__gs_e1")
+    return hits.select(I1, *right.columns, (_gap() + 1).alias(RANK), "__gs_s1", "__gs_e1")
 
 
 def _counted(left: DataFrame, right: DataFrame) -> DataFrame:
@@ -317,16 +315,17 @@ def _by_number(counted: DataFrame, right: DataFrame, number: str, kk: int, side:
         F.explode(F.sequence(F.greatest(top - kk + 1, F.lit(1).cast("long")), top)).alias("__gs_num"))
     # Numbers past the last row match nothing: the inner join drops them.
     hits = wanted.join(numbered, (F.col("__gs_key") == F.col(K)) & (F.col("__gs_num") == F.col(number)))
-    gap = F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
-    return hits.select(I1, *right.columns, (gap + 1).alias(RANK), "__gs_s1", "__gs_e1")
+    return hits.select(I1, *right.columns, (_gap() + 1).alias(RANK), "__gs_s1", "__gs_e1")
 
 
 def _overlapping() -> Column:
-    """bioframe's overlap (a zero-length interval as one base) of a :func:`_by_number` hit."""
-    s1, e1, s2, e2 = F.col("__gs_s1"), F.col("__gs_e1"), F.col(S), F.col(E)
-    e1p = F.when(e1 == s1, e1 + 1).otherwise(e1)
-    e2p = F.when(e2 == s2, e2 + 1).otherwise(e2)
-    return (s1 < e2p) & (s2 < e1p)
+    """bioframe's overlap of a :func:`_by_number` / :func:`_beside` hit and its ``df1`` row."""
+    return overlaps(F.col("__gs_s1"), F.col("__gs_e1"), F.col(S), F.col(E))
+
+
+def _gap() -> Column:
+    """The gap between a hit (``S``, ``E``) and its ``df1`` row (``__gs_s1``, ``__gs_e1``)."""
+    return F.greatest(F.col("__gs_s1") - F.col(E), F.col(S) - F.col("__gs_e1"), F.lit(0).cast("long"))
 
 
 __all__ = ["closest"]

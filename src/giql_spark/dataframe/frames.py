@@ -129,6 +129,14 @@ def point_end_sql(alias: str, start: str, end: str) -> str:
     return f"(CASE WHEN {e} = {s} THEN {e} + 1 ELSE {e} END)"
 
 
+def overlaps(s1: Column, e1: Column, s2: Column, e2: Column) -> Column:
+    """bioframe's overlap of two intervals' positions as a Column (the chromosome is the
+    caller's): a zero-length interval acts as one base, as in :func:`overlap_sql`."""
+    e1p = F.when(e1 == s1, e1 + 1).otherwise(e1)
+    e2p = F.when(e2 == s2, e2 + 1).otherwise(e2)
+    return (s1 < e2p) & (s2 < e1p)
+
+
 def overlap_sql(left: str, lcols, right: str, rcols) -> str:
     """bioframe's overlap as Spark SQL over two struct columns.
 

@@ -23,7 +23,7 @@ from pyspark.sql.types import (
 )
 
 from ..errors import GiqlSparkError, UnknownColumnError
-from .frames import DEFAULT_COLS, col, distinct_names, interval_cols, require_columns
+from .frames import DEFAULT_COLS, col, distinct_names, interval_cols, overlaps, require_columns
 
 INT64_MAX = 2**63 - 1
 # Internal column names.
@@ -232,9 +232,7 @@ def _new_column(df: DataFrame, name: str, op: str, hint: str = "") -> None:
 
 def _overlaps(c: Column, s: Column, e: Column, vc: Column, vs: Column, ve: Column) -> Column:
     """bioframe's overlap: a zero-length interval acts as one base."""
-    e1 = F.when(e == s, e + 1).otherwise(e)
-    ve1 = F.when(ve == vs, ve + 1).otherwise(ve)
-    return (c == vc) & (s < ve1) & (vs < e1)
+    return (c == vc) & overlaps(s, e, vs, ve)
 
 
 def _assigned(df: DataFrame, cols, view: View) -> DataFrame:
