@@ -39,9 +39,11 @@ MAX_RANGES = 8
 WIDE = -(2**63)
 #: Order values at which the bound is checked to be progress + a constant.
 _PROBES = (-10**9, -1, 0, 1, 1_000, 10**6, 10**9, 10**12, 10**15)
-#: The union's columns, in the order the operator reads them (StreamRules.COLUMNS).
-COLUMNS = ("__gs_group", "__gs_side", "__gs_code", "__gs_key", "__gs_range", "__gs_home", "__gs_ord",
-           "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r", "__gs_lc", "__gs_rc")
+#: The union's columns (StreamRules.COLUMNS): the state's grouping key, and the bytes of one Spark row
+#: of the fields StreamRules.PAYLOAD names (side, code, key, range, home, order, prune, lo, hi, the row
+#: as the statement reads it and as the condition does): one binary column crosses the shuffle and
+#: the operator's encoders, which would otherwise build an object per field of every row.
+COLUMNS = ("__gs_group", "__gs_payload")
 KIND, LEFT, RIGHT = "__gs_kind", "__gs_l", "__gs_r"
 #: The one column of a row the operator carries nothing of.
 NONE = "__gs_none"
@@ -101,11 +103,10 @@ def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, 
            buckets: int) -> DataFrame:
     """``df``'s rows as the operator's input rows (:data:`COLUMNS`); ``tags``: the code, key, order,
     prune, lo and hi columns (:func:`.plan.tag_columns`); ``output`` / ``condition``: the columns of
-    the row as the statement reads it and as the condition does (:func:`projected`), each carried as
-    the bytes of one Spark row (``giql_row_bytes``)."""
-    base = df.select(*[c.alias(n) for n, c in tags.items()],
-                     F.call_function(ENCODE, F.struct(*output)).alias("__gs_row"),
-                     F.call_function(ENCODE, F.struct(*condition)).alias("__gs_cond"))
+    the row as the statement reads it and as the condition does (:func:`projected`), each a struct
+    inside the payload."""
+    base = df.select(*[c.alias(n) for n, c in tags.items()], F.struct(*output).alias("__gs_row"),
+                     F.struct(*condition).alias("__gs_cond"))
     if how == "inner":  # a row that can match nothing has nothing to do in an INNER join
         base = base.where(F.col("__gs_code") != NO_MATCH)
     key_hash = "CASE WHEN __gs_key IS NULL THEN 0 ELSE CAST(pmod(xxhash64(__gs_key{r}), {b}) AS int) END"
@@ -122,16 +123,12 @@ def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, 
         home = F.when(rng == F.lit(WIDE), group == 0).otherwise(rng == F.col("__gs_r0"))
     else:
         group, rng, home = F.expr(key_hash.format(r="", b=buckets)), F.lit(0).cast("bigint"), F.lit(True)
-    none = F.lit(None).cast("binary")
-    rows = [F.col("__gs_row"), none, F.col("__gs_cond"), none]
-    if side == 1:
-        rows = [none, F.col("__gs_row"), none, F.col("__gs_cond")]
-    return base.select(group.cast("int").alias(COLUMNS[0]), F.lit(side).alias(COLUMNS[1]),
-                       F.col("__gs_code").cast("int").alias(COLUMNS[2]), F.col("__gs_key").alias(COLUMNS[3]),
-                       rng.cast("bigint").alias(COLUMNS[4]), home.alias(COLUMNS[5]),
-                       *[F.col(f"__gs_{n}").cast("bigint").alias(c) for n, c in
-                         zip(("ord", "prune", "lo", "hi"), COLUMNS[6:10])],
-                       *[r.alias(c) for r, c in zip(rows, COLUMNS[10:])])
+    fields = [F.lit(side).alias("side"), F.col("__gs_code").cast("int").alias("code"),
+              F.col("__gs_key").alias("key"), rng.cast("bigint").alias("range"), home.alias("home"),
+              *[F.col(f"__gs_{n}").cast("bigint").alias(n) for n in ("ord", "prune", "lo", "hi")],
+              F.col("__gs_row").alias("row"), F.col("__gs_cond").alias("cond")]
+    return base.select(group.cast("int").alias(COLUMNS[0]),
+                       F.call_function(ENCODE, F.struct(*fields)).alias(COLUMNS[1]))
 
 
 def join(union: DataFrame, conf: dict) -> DataFrame:

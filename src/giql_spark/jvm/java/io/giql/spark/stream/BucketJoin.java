@@ -92,9 +92,9 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
     Map<String, long[]> reached = new HashMap<>();
     Out out = new Out();
     while (input.hasNext()) {
-      Row r = input.next();
+      UnsafeRow r = StreamRules.payload((byte[]) input.next().get(PAYLOAD_COLUMN));
       int side = r.getInt(SIDE);
-      String key = r.isNullAt(KEY) ? null : r.getString(KEY);
+      String key = r.isNullAt(KEY) ? null : r.getUTF8String(KEY).toString();
       if (side == TICK) {
         if (key != null) {
           long[] n = reached.computeIfAbsent(key, k -> new long[] {NONE, NONE});
@@ -104,11 +104,9 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
         continue;
       }
       int code = r.getInt(CODE);
-      byte[] row = r.isNullAt(LEFT + side) ? null : (byte[]) r.get(LEFT + side);
-      UnsafeRow cond = r.isNullAt(LEFT_COND + side) ? null : rules.condRow(side, (byte[]) r.get(LEFT_COND + side));
       boolean home = r.getBoolean(HOME);
       if (code == NO_MATCH) {
-        if (rules.keeps(side) && home) out.lone(side, row);
+        if (rules.keeps(side) && home) out.lone(side, rules.outputBytes(side, r));
       } else if (code == BROKEN || code == REVERSED) {
         if (!rules.drop[side]) throw broken(side, key, code, r.getLong(ORD));
         if (home) out.late[side]++;
@@ -121,7 +119,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
           continue;
         }
         unit(units, key, r.getLong(RANGE)).fresh[side].add(r.getLong(PRUNE), r.getLong(LO),
-            r.getLong(HI), false, home, row, cond);
+            r.getLong(HI), false, home, rules.outputBytes(side, r), rules.condRow(side, r));
       }
     }
     join(group, units, out);
@@ -195,7 +193,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
     boolean[] hit = lFresh ? lu.hitFresh : lu.hitHeld;
     HullSweep.sweep(l, homeL, r, homeR, (i, j) -> {
       if (only != Long.MIN_VALUE && rules.rangeOf(Math.max(l.lo[i], r.lo[j])) != only) return;
-      if (!exact().holds(l.cond[i], r.cond[j])) return;
+      if (!exact().holds(l.cond[i].view, r.cond[j].view)) return;
       if (rules.semiOrAnti()) {
         if (!hit[i] && rules.how.equals("semi")) out.emit(l.rows[i], null);
         hit[i] = true;
@@ -310,7 +308,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
         List<Row> rows = new ArrayList<>(h.n);
         for (int i = 0; i < h.n; i++) {
           rows.add(RowFactory.create(h.prune[i], h.lo[i], h.hi[i], h.matched[i], h.home[i],
-              h.rows[i], h.cond[i] == null ? null : h.cond[i].getBytes()));
+              h.rows[i], h.cond[i] == null ? null : h.cond[i].row.getBytes()));
         }
         sides[side] = Scala.seq(rows);
       }

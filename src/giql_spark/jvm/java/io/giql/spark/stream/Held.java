@@ -2,8 +2,6 @@ package io.giql.spark.stream;
 
 import java.util.Arrays;
 
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
-
 import io.giql.spark.index.Sort;
 
 /**
@@ -19,10 +17,10 @@ final class Held {
   boolean[] matched = new boolean[4];
   boolean[] home = new boolean[4];
   byte[][] rows = new byte[4][];
-  UnsafeRow[] cond = new UnsafeRow[4];
+  Cond[] cond = new Cond[4];
   int n;
 
-  void add(long p, long l, long h, boolean m, boolean hm, byte[] row, UnsafeRow rc) {
+  void add(long p, long l, long h, boolean m, boolean hm, byte[] row, Cond rc) {
     if (n == prune.length) {
       int c = n * 2;
       prune = Arrays.copyOf(prune, c);
@@ -71,7 +69,7 @@ final class Held {
     long[] l2 = new long[n], h2 = new long[n];
     boolean[] m2 = new boolean[n], o2 = new boolean[n];
     byte[][] r2 = new byte[n][];
-    UnsafeRow[] c2 = new UnsafeRow[n];
+    Cond[] c2 = new Cond[n];
     for (int i = 0; i < n; i++) {
       int j = idx[i];
       l2[i] = lo[j];

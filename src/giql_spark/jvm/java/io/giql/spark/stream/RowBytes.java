@@ -8,7 +8,9 @@ import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
+import org.apache.spark.sql.catalyst.expressions.codegen.Block;
+import org.apache.spark.sql.catalyst.expressions.codegen.CodeBlock;
+import org.apache.spark.sql.catalyst.expressions.codegen.JavaCode;
 import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
 import org.apache.spark.sql.types.BinaryType$;
 import org.apache.spark.sql.types.DataType;
@@ -26,7 +28,7 @@ import scala.collection.immutable.Seq;
  * <p>The stream operator carries rows through its state and output as these bytes: a row
  * joined to many others is then copied as bytes, not converted field by field for every pair.
  */
-public final class RowBytes extends GiqlExpression implements CodegenFallback, java.io.Serializable {
+public final class RowBytes extends GiqlExpression implements java.io.Serializable {
   private static final long serialVersionUID = 1L;
   public static final String ENCODE = "giql_row_bytes";
   public static final String DECODE = "giql_row";
@@ -90,13 +92,38 @@ public final class RowBytes extends GiqlExpression implements CodegenFallback, j
       row.pointTo(b, b.length);
       return row;
     }
-    if (projection == null) projection = UnsafeProjection.create(structType());
-    return projection.apply((InternalRow) v).getBytes();
+    return encode((InternalRow) v);
   }
 
+  /** The bytes of {@code row}, a value of the child struct type (generated code calls this). */
+  public byte[] encode(InternalRow row) {
+    if (projection == null) projection = UnsafeProjection.create(structType());
+    return projection.apply(row).getBytes();
+  }
+
+  /**
+   * Generated code: the child is generated too (an interpreted struct costs more than the
+   * copy itself), and this expression is a reference object whose projection each task
+   * makes once.
+   */
   @Override
   public ExprCode doGenCode(CodegenContext ctx, ExprCode ev) {
-    return CodegenFallback.super.doGenCode(ctx, ev);
+    ExprCode c = child.genCode(ctx);
+    String isNull = ev.isNull().toString(), value = ev.value().toString();
+    String body;
+    if (decode) {
+      body = "boolean " + isNull + " = " + c.isNull() + ";\n"
+          + UnsafeRow.class.getName() + " " + value + " = null;\n"
+          + "if (!" + isNull + ") {\n  " + value + " = new " + UnsafeRow.class.getName() + "("
+          + type.size() + ");\n  " + value + ".pointTo(" + c.value() + ", " + c.value() + ".length);\n}\n";
+    } else {
+      String self = ctx.addReferenceObj("rowBytes", this, RowBytes.class.getName());
+      body = "boolean " + isNull + " = " + c.isNull() + ";\n"
+          + "byte[] " + value + " = " + isNull + " ? null : " + self + ".encode((" + InternalRow.class.getName()
+          + ") " + c.value() + ");\n";
+    }
+    Block code = new CodeBlock(Scala.seqOf(c.code().toString() + "\n" + body), Scala.<JavaCode>seqOf());
+    return ev.copy(code, ev.isNull(), ev.value());
   }
 
   @Override

@@ -36,11 +36,9 @@ public final class StreamJoin {
    */
   public static Dataset<Row> join(Dataset<Row> union, Map<String, String> conf) {
     StructType in = union.schema();
-    for (int i = 0; i < StreamRules.COLUMNS.length; i++) {
-      if (!in.fields()[i].name().equals(StreamRules.COLUMNS[i])) {
-        throw new IllegalArgumentException("the union's column " + i + " is "
-            + in.fields()[i].name() + ", expected " + StreamRules.COLUMNS[i]);
-      }
+    if (!java.util.Arrays.equals(in.fieldNames(), StreamRules.COLUMNS)) {
+      throw new IllegalArgumentException("the union's columns are " + String.join(", ", in.fieldNames())
+          + ", expected " + String.join(", ", StreamRules.COLUMNS));
     }
     // The rows cross as the bytes of Spark rows (giql_row_bytes); their types come as JSON.
     StructType lt = (StructType) DataType.fromJson(conf.get("left_row_type"));

@@ -38,16 +38,20 @@ public final class StreamRules implements Serializable {
   /** An order value at or above this closes its key on its side (end of stream). */
   public static final long END = (1L << 60) - 1;
 
-  /** Columns of the union, in order. */
-  static final int GROUP = 0, SIDE = 1, CODE = 2, KEY = 3, RANGE = 4, HOME = 5, ORD = 6, PRUNE = 7,
-      LO = 8, HI = 9, LEFT = 10, RIGHT = 11, LEFT_COND = 12, RIGHT_COND = 13;
   /**
-   * The union's columns: {@code __gs_l}/{@code __gs_r} hold what the statement reads of a row
-   * (output), {@code __gs_lc}/{@code __gs_rc} what the condition reads (evaluated here).
+   * The union's columns: the state's grouping key and the payload, the bytes of one Spark row of
+   * the {@link #PAYLOAD} fields. One binary column crosses the shuffle and the encoders of
+   * {@code flatMapGroupsWithState}, which would build an object for every field of every row.
    */
-  public static final String[] COLUMNS = {"__gs_group", "__gs_side", "__gs_code", "__gs_key",
-      "__gs_range", "__gs_home", "__gs_ord", "__gs_prune", "__gs_lo", "__gs_hi", "__gs_l", "__gs_r",
-      "__gs_lc", "__gs_rc"};
+  public static final String[] COLUMNS = {"__gs_group", "__gs_payload"};
+  static final int GROUP = 0, PAYLOAD_COLUMN = 1;
+  /**
+   * Fields of the payload: side, code, key, range, home, order, prune, lo, hi, then {@code row}
+   * (what the statement reads of the row: the output) and {@code cond} (what the condition reads,
+   * evaluated here), both structs.
+   */
+  static final int SIDE = 0, CODE = 1, KEY = 2, RANGE = 3, HOME = 4, ORD = 5, PRUNE = 6, LO = 7,
+      HI = 8, ROW = 9, COND = 10, PAYLOAD = 11;
   public static final String[] METRICS = {"left_rows_in_state", "right_rows_in_state",
       "left_rows_added", "right_rows_added", "left_rows_pruned", "right_rows_pruned",
       "left_late_rows", "right_late_rows"};
@@ -98,11 +102,41 @@ public final class StreamRules implements Serializable {
     this.rightInput = rightInput;
   }
 
-  /** The condition row of side {@code s} over its bytes (not copied). */
-  UnsafeRow condRow(int s, byte[] bytes) {
-    UnsafeRow row = new UnsafeRow((s == 0 ? leftCond : rightCond).size());
+  /** The payload over its bytes (not copied). */
+  static UnsafeRow payload(byte[] bytes) {
+    UnsafeRow row = new UnsafeRow(PAYLOAD);
     row.pointTo(bytes, bytes.length);
     return row;
+  }
+
+  /** The bytes of side {@code s}'s output row in {@code payload} (a copy). */
+  byte[] outputBytes(int s, UnsafeRow payload) {
+    return payload.isNullAt(ROW) ? null : payload.getStruct(ROW, (s == 0 ? leftType : rightType).size()).getBytes();
+  }
+
+  /** Side {@code s}'s condition row in {@code payload} (not copied). */
+  Cond condRow(int s, UnsafeRow payload) {
+    StructType t = s == 0 ? leftCond : rightCond;
+    return payload.isNullAt(COND) ? null : new Cond(payload.getStruct(COND, t.size()), t);
+  }
+
+  /** The payload type of a tick: only side, code, key and order are read. */
+  static StructType tickType() {
+    return new StructType()
+        .add("side", DataTypes.IntegerType, false).add("code", DataTypes.IntegerType, false)
+        .add("key", DataTypes.StringType, true).add("range", DataTypes.LongType, false)
+        .add("home", DataTypes.BooleanType, false).add("ord", DataTypes.LongType, false)
+        .add("prune", DataTypes.LongType, false).add("lo", DataTypes.LongType, false)
+        .add("hi", DataTypes.LongType, false).add("row", DataTypes.BinaryType, true)
+        .add("cond", DataTypes.BinaryType, true);
+  }
+
+  /** The condition row of side {@code s} over its bytes (not copied). */
+  Cond condRow(int s, byte[] bytes) {
+    StructType t = s == 0 ? leftCond : rightCond;
+    UnsafeRow row = new UnsafeRow(t.size());
+    row.pointTo(bytes, bytes.length);
+    return new Cond(row, t);
   }
 
   /** Whether side {@code s}'s unmatched rows are output. */

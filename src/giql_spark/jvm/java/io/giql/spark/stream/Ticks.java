@@ -9,6 +9,10 @@ import java.util.Map;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Passes an input partition's rows on and then adds, for every bucket, tick rows carrying the
@@ -31,6 +35,7 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
   @Override
   public Iterator<Row> call(Iterator<Row> input) {
     Map<String, long[]> newest = new HashMap<>();
+    UnsafeRow payload = new UnsafeRow(StreamRules.PAYLOAD);
     return new Iterator<Row>() {
       private boolean any;
       private Iterator<Row> ticks;
@@ -50,12 +55,14 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
         if (ticks != null) return ticks.next();
         Row r = input.next();
         any = true;
-        int code = r.getInt(StreamRules.CODE);
-        if ((code == StreamRules.OK || code == StreamRules.MARKER) && !r.isNullAt(StreamRules.KEY)) {
-          long[] n = newest.computeIfAbsent(r.getString(StreamRules.KEY),
+        byte[] bytes = (byte[]) r.get(StreamRules.PAYLOAD_COLUMN);
+        payload.pointTo(bytes, bytes.length);
+        int code = payload.getInt(StreamRules.CODE);
+        if ((code == StreamRules.OK || code == StreamRules.MARKER) && !payload.isNullAt(StreamRules.KEY)) {
+          long[] n = newest.computeIfAbsent(payload.getUTF8String(StreamRules.KEY).toString(),
               k -> new long[] {StreamRules.NONE, StreamRules.NONE});
-          int s = r.getInt(StreamRules.SIDE);
-          n[s] = Math.max(n[s], r.getLong(StreamRules.ORD));
+          int s = payload.getInt(StreamRules.SIDE);
+          n[s] = Math.max(n[s], payload.getLong(StreamRules.ORD));
         }
         return r;
       }
@@ -64,19 +71,21 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
 
   private Iterator<Row> ticks(Map<String, long[]> newest) {
     List<Row> out = new ArrayList<>();
+    UnsafeProjection tick = UnsafeProjection.create(StreamRules.tickType());
     for (int b = 0; b < buckets; b++) {
-      if (newest.isEmpty()) out.add(tick(b, 0, null, StreamRules.NONE));
+      if (newest.isEmpty()) out.add(tick(tick, b, 0, null, StreamRules.NONE));
       for (Map.Entry<String, long[]> e : newest.entrySet()) {
         for (int s = 0; s < 2; s++) {
-          if (e.getValue()[s] != StreamRules.NONE) out.add(tick(b, s, e.getKey(), e.getValue()[s]));
+          if (e.getValue()[s] != StreamRules.NONE) out.add(tick(tick, b, s, e.getKey(), e.getValue()[s]));
         }
       }
     }
     return out.iterator();
   }
 
-  private static Row tick(int bucket, int side, String key, long order) {
-    return RowFactory.create(bucket, StreamRules.TICK, side, key, 0L, false, order, 0L, 0L, 0L,
-        null, null, null, null);
+  private static Row tick(UnsafeProjection tick, int bucket, int side, String key, long order) {
+    GenericInternalRow p = new GenericInternalRow(new Object[] {StreamRules.TICK, side,
+        key == null ? null : UTF8String.fromString(key), 0L, false, order, 0L, 0L, 0L, null, null});
+    return RowFactory.create(bucket, tick.apply(p).getBytes());
   }
 }
