@@ -230,6 +230,41 @@ def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, feed, tmp_path
     assert got == want, f"missing {want - got}, extra {got - want}"
 
 
+def test_a_restart_with_other_position_ranges_fails_in_one_line(spark, feed, tmp_path):
+    """The state's units are position ranges of the width it was written with: a restart with another width
+    would look for held rows in the wrong units, so the operator refuses it and names the setting."""
+    rng = random.Random(11)
+    a_rows = sorted_rows(rng, "a", n=20, gap=400, width=300)
+    b_rows = sorted_rows(rng, "b", n=20, gap=400, width=300)
+    q = query(CONDITIONS["intersects"], "inner")
+    ck = str(tmp_path / "ck")
+    parts = list(zip(chunks(rng, a_rows, 2), chunks(rng, b_rows, 2)))
+    spark.conf.set("spark.giql.streaming.rangeWidth", "1000")
+    try:
+        run = start(streams(spark, feed).sql(q), Collect(), ck)
+        try:
+            feed.put("a", parts[0][0])
+            feed.put("b", parts[0][1])
+            run.processAllAvailable()
+        finally:
+            run.stop()
+        assert metric(run, "left_rows_in_state")[-1] + metric(run, "right_rows_in_state")[-1] > 0
+        spark.conf.set("spark.giql.streaming.rangeWidth", "2000")
+        run = start(streams(spark, feed).sql(q), Collect(), ck)
+        try:
+            feed.put("a", parts[1][0])
+            feed.put("b", parts[1][1])
+            with pytest.raises(Exception) as failed:
+                run.processAllAvailable()
+        finally:
+            run.stop()
+    finally:
+        spark.conf.unset("spark.giql.streaming.rangeWidth")
+    assert reason(failed.value) == ("giql-spark: this query's state was written with position ranges of 1000 "
+                                    "and it now runs with 2000; restart it with "
+                                    "spark.giql.streaming.rangeWidth=1000")
+
+
 def test_a_killed_query_restarts_from_its_checkpoint_exactly_once(spark, feed, tmp_path):
     """The query runs in a process of its own, writing to a Parquet file sink; the process and its JVM are
     killed (SIGKILL) while files are still arriving, and a new process resumes from the checkpoint: the sink

@@ -31,7 +31,8 @@ def reason(failure) -> str | None:
     import re
 
     found = re.search(r"giql-spark: [^\n]*", str(failure or ""))
-    return found.group(0) if found else None
+    # Spark 4 ends the message of a raised error with its SQL state, which is not ours to show
+    return re.sub(r"\s+SQLSTATE: \w+$", "", found.group(0)) if found else None
 
 
 __all__ = ["END", "LATE_ROWS", "METRICS", "Contract", "reason"]

@@ -12,7 +12,9 @@ input and reads its output:
   lo values, so a busy chromosome spreads over buckets (and tasks) and each
   pair comes out once. A row crossing more than :data:`MAX_RANGES` ranges is
   *wide*: it is kept in every bucket instead and meets the home copy of each
-  narrow row there. Outer, semi and anti joins keep one unit per key: whether
+  narrow row there. Spark gives each row its home unit (the range of its lo, or
+  bucket 0 for a wide row); the operator's first step (``Ticks``) adds the
+  copies, so only the few rows that cross a range boundary are copied. Outer, semi and anti joins keep one unit per key: whether
   a row ever matched must be known in one place;
 * units are hashed into ``spark.giql.streaming.stateBuckets`` buckets, the
   grouping key of the state (both are fixed for the life of a checkpoint).
@@ -110,19 +112,14 @@ def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, 
     if how == "inner":  # a row that can match nothing has nothing to do in an INNER join
         base = base.where(F.col("__gs_code") != NO_MATCH)
     key_hash = "CASE WHEN __gs_key IS NULL THEN 0 ELSE CAST(pmod(xxhash64(__gs_key{r}), {b}) AS int) END"
-    if width > 0:
+    if width > 0:  # the row's home unit here; the operator's Ticks adds its copies (see the module)
         r0, r1 = _floor_div("__gs_lo", width), _floor_div("__gs_hi", width)
-        units = (f"CASE WHEN __gs_code = {OK} AND {r1} - {r0} < {MAX_RANGES} "
-                 f"THEN transform(sequence({r0}, {r1}), r -> named_struct('r', r, 'g', "
-                 f"{key_hash.format(r=', r', b=buckets)})) "
-                 f"WHEN __gs_code = {OK} THEN transform(sequence(0, {buckets - 1}), g -> "
-                 f"named_struct('r', -9223372036854775807L - 1, 'g', g)) "
-                 f"ELSE array(named_struct('r', {r0}, 'g', {key_hash.format(r=', ' + r0, b=buckets)})) END")
-        base = base.select("*", F.expr(f"{r0}").alias("__gs_r0"), F.explode(F.expr(units)).alias("__gs_u"))
-        group, rng = F.col("__gs_u.g"), F.col("__gs_u.r")
-        home = F.when(rng == F.lit(WIDE), group == 0).otherwise(rng == F.col("__gs_r0"))
+        wide = F.expr(f"__gs_code = {OK} AND {r1} - {r0} >= {MAX_RANGES}")
+        group = F.when(wide, F.lit(0)).otherwise(F.expr(key_hash.format(r=", " + r0, b=buckets)))
+        rng = F.when(wide, F.lit(WIDE)).otherwise(F.expr(r0))
     else:
-        group, rng, home = F.expr(key_hash.format(r="", b=buckets)), F.lit(0).cast("bigint"), F.lit(True)
+        group, rng = F.expr(key_hash.format(r="", b=buckets)), F.lit(0).cast("bigint")
+    home = F.lit(True)
     fields = [F.lit(side).alias("side"), F.col("__gs_code").cast("int").alias("code"),
               F.col("__gs_key").alias("key"), rng.cast("bigint").alias("range"), home.alias("home"),
               *[F.col(f"__gs_{n}").cast("bigint").alias(n) for n in ("ord", "prune", "lo", "hi")],

@@ -188,7 +188,8 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
         t = jvm_state.tagged(df, s, tags[s], output[s], condition[s], how=spec.how, width=width,
                              buckets=buckets)
         union = t if union is None else union.unionByName(t)
-    conf = {"how": spec.how, "buckets": buckets, "width": width, "condition": spec.full_condition,
+    conf = {"how": spec.how, "buckets": buckets, "width": width, "max_ranges": jvm_state.MAX_RANGES,
+            "condition": spec.full_condition,
             "left_row_type": row_types[0].json(), "right_row_type": row_types[1].json(),
             "left_cond_type": cond_types[0].json(), "right_cond_type": cond_types[1].json()}
     for s, prefix in ((0, "left_"), (1, "right_")):

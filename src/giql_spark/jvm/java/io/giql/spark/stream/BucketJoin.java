@@ -1,6 +1,9 @@
 package io.giql.spark.stream;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -14,7 +17,6 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.streaming.GroupState;
 
-import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.UserErrors;
 
 import static io.giql.spark.stream.StreamRules.*;
@@ -39,7 +41,7 @@ import static io.giql.spark.stream.StreamRules.*;
  *       unmatched ones are output then).
  * </ol>
  */
-final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, Row, Row> {
+final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, byte[], Row> {
   private static final long serialVersionUID = 1L;
   private final StreamRules rules;
   private transient Exact exact;
@@ -85,7 +87,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
   }
 
   @Override
-  public Iterator<Row> call(Integer group, Iterator<Row> input, GroupState<Row> state) {
+  public Iterator<Row> call(Integer group, Iterator<Row> input, GroupState<byte[]> state) {
     Map<String, long[]> progress = new HashMap<>();
     Map<String, Unit> units = new LinkedHashMap<>();
     if (state.exists()) decode(state.get(), progress, units);
@@ -267,9 +269,18 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
 
   // -- state -----------------------------------------------------------------------------------
 
-  private void decode(Row s, Map<String, long[]> progress, Map<String, Unit> units) {
-    int buckets = s.getInt(0);
-    long width = s.getLong(1);
+  /** The state's layout; a state of another layout is refused rather than misread. */
+  private static final int LAYOUT = 0x47530002;
+
+  private void decode(byte[] bytes, Map<String, long[]> progress, Map<String, Unit> units) {
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    int layout = in.getInt();
+    if (layout != LAYOUT) {
+      throw UserErrors.raised("giql-spark: this query's checkpoint holds stream-join state of another "
+          + "layout (written by another giql-spark version); start the query from a new checkpoint");
+    }
+    int buckets = in.getInt();
+    long width = in.getLong();
     if (buckets != rules.buckets) {
       throw UserErrors.raised("giql-spark: this query's state was written with " + buckets
           + " state buckets and it now runs with " + rules.buckets + "; restart it with "
@@ -280,40 +291,87 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, R
           + width + " and it now runs with " + rules.width + "; restart it with "
           + "spark.giql.streaming.rangeWidth=" + width);
     }
-    for (Row p : s.<Row>getList(2)) {
-      progress.put(p.getString(0), new long[] {p.getLong(1), p.getLong(2)});
+    for (int i = in.getInt(); i > 0; i--) {
+      String key = string(in);
+      progress.put(key, new long[] {in.getLong(), in.getLong()});
     }
-    for (Row u : s.<Row>getList(3)) {
-      Unit unit = unit(units, u.isNullAt(0) ? null : u.getString(0), u.getLong(1));
+    for (int i = in.getInt(); i > 0; i--) {
+      String key = string(in);
+      Unit unit = unit(units, key, in.getLong());
       for (int side = 0; side < 2; side++) {
-        for (Row h : u.<Row>getList(2 + side)) {
-          unit.held[side].add(h.getLong(0), h.getLong(1), h.getLong(2), h.getBoolean(3),
-              h.getBoolean(4), h.isNullAt(5) ? null : (byte[]) h.get(5),
-              h.isNullAt(6) ? null : rules.condRow(side, (byte[]) h.get(6)));
+        for (int j = in.getInt(); j > 0; j--) {
+          long prune = in.getLong(), lo = in.getLong(), hi = in.getLong();
+          byte flags = in.get();
+          byte[] row = bytes(in), cond = bytes(in);
+          unit.held[side].add(prune, lo, hi, (flags & 1) != 0, (flags & 2) != 0, row,
+              cond == null ? null : rules.condRow(side, cond));
         }
       }
     }
   }
 
-  private Row encode(Map<String, long[]> progress, Map<String, Unit> units) {
-    List<Row> ps = new ArrayList<>(progress.size());
-    for (Map.Entry<String, long[]> e : progress.entrySet()) {
-      ps.add(RowFactory.create(e.getKey(), e.getValue()[0], e.getValue()[1]));
-    }
-    List<Row> us = new ArrayList<>(units.size());
+  /**
+   * The state as bytes of giql-spark's own layout. A typed state (arrays of structs) would make
+   * Spark generate and compile its decoder anew in every batch (the encoder's loop variables
+   * get fresh names), which on a small machine costs more than the batch's join.
+   */
+  private byte[] encode(Map<String, long[]> progress, Map<String, Unit> units) {
+    int size = 32;
+    for (String k : progress.keySet()) size += 24 + k.length() * 4;
     for (Unit u : units.values()) {
-      Object[] sides = new Object[2];
-      for (int side = 0; side < 2; side++) {
-        Held h = u.held[side];
-        List<Row> rows = new ArrayList<>(h.n);
+      size += 24 + (u.key == null ? 0 : u.key.length() * 4);
+      for (Held h : u.held) {
         for (int i = 0; i < h.n; i++) {
-          rows.add(RowFactory.create(h.prune[i], h.lo[i], h.hi[i], h.matched[i], h.home[i],
-              h.rows[i], h.cond[i] == null ? null : h.cond[i].row.getBytes()));
+          size += 33 + (h.rows[i] == null ? 0 : h.rows[i].length)
+              + (h.cond[i] == null ? 0 : h.cond[i].row.getSizeInBytes());
         }
-        sides[side] = Scala.seq(rows);
       }
-      us.add(RowFactory.create(u.key, u.range, sides[0], sides[1]));
     }
-    return RowFactory.create(rules.buckets, rules.width, Scala.seq(ps), Scala.seq(us));
+    ByteBuffer out = ByteBuffer.allocate(size);
+    out.putInt(LAYOUT).putInt(rules.buckets).putLong(rules.width).putInt(progress.size());
+    for (Map.Entry<String, long[]> e : progress.entrySet()) {
+      string(out, e.getKey());
+      out.putLong(e.getValue()[0]).putLong(e.getValue()[1]);
+    }
+    out.putInt(units.size());
+    for (Unit u : units.values()) {
+      string(out, u.key);
+      out.putLong(u.range);
+      for (Held h : u.held) {
+        out.putInt(h.n);
+        for (int i = 0; i < h.n; i++) {
+          out.putLong(h.prune[i]).putLong(h.lo[i]).putLong(h.hi[i]);
+          out.put((byte) ((h.matched[i] ? 1 : 0) | (h.home[i] ? 2 : 0)));
+          bytes(out, h.rows[i]);
+          bytes(out, h.cond[i] == null ? null : h.cond[i].row.getBytes());
+        }
+      }
+    }
+    return Arrays.copyOf(out.array(), out.position());
+  }
+
+  private static void bytes(ByteBuffer out, byte[] b) {
+    if (b == null) {
+      out.putInt(-1);
+    } else {
+      out.putInt(b.length).put(b);
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer in) {
+    int n = in.getInt();
+    if (n < 0) return null;
+    byte[] b = new byte[n];
+    in.get(b);
+    return b;
+  }
+
+  private static void string(ByteBuffer out, String s) {
+    bytes(out, s == null ? null : s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String string(ByteBuffer in) {
+    byte[] b = bytes(in);
+    return b == null ? null : new String(b, StandardCharsets.UTF_8);
   }
 }

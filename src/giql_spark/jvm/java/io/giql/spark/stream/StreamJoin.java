@@ -58,11 +58,11 @@ public final class StreamJoin {
     List<Attribute> joined = Scala.list(project.child().output());
     StreamRules rules = new StreamRules(conf, lt, rt, lc, rc, condition, Scala.seq(joined),
         Scala.seq(joined.subList(0, lc.size())), Scala.seq(joined.subList(lc.size(), joined.size())));
-    Dataset<Row> ticked = union.mapPartitions(new Ticks(rules.buckets), Encoders.row(in));
+    Dataset<Row> ticked = union.mapPartitions(new Ticks(rules), Encoders.row(in));
     return ticked.groupBy(functions.col(StreamRules.COLUMNS[StreamRules.GROUP]))
         .as(Encoders.INT(), Encoders.row(in))
         .flatMapGroupsWithState(new BucketJoin(rules), OutputMode.Append(),
-            Encoders.row(rules.stateType()), Encoders.row(rules.outputType()),
+            Encoders.BINARY(), Encoders.row(rules.outputType()),
             GroupStateTimeout.NoTimeout());
   }
 }

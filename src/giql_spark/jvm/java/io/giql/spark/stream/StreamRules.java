@@ -6,8 +6,9 @@ import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.catalyst.expressions.XXH64;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import scala.collection.immutable.Seq;
@@ -60,6 +61,8 @@ public final class StreamRules implements Serializable {
   final int buckets;
   /** Width of a position range; 0: one unit per key. */
   final long width;
+  /** A row whose hull crosses more ranges than this is wide: kept whole in every bucket. */
+  final long maxRanges;
   final long[] offset = new long[2];
   final long[] disorder = new long[2];
   final boolean[] drop = new boolean[2];
@@ -83,6 +86,7 @@ public final class StreamRules implements Serializable {
     this.how = c.get("how");
     this.buckets = Integer.parseInt(c.get("buckets"));
     this.width = Long.parseLong(c.get("width"));
+    this.maxRanges = Long.parseLong(c.get("max_ranges"));
     for (int s = 0; s < 2; s++) {
       String p = s == 0 ? "left_" : "right_";
       offset[s] = Long.parseLong(c.get(p + "offset"));
@@ -149,6 +153,17 @@ public final class StreamRules implements Serializable {
     return how.equals("semi") || how.equals("anti");
   }
 
+  /**
+   * The bucket of unit (key, range): Spark's {@code pmod(xxhash64(key, range), buckets)}, which
+   * gives each row its home unit, so a copy lands where the rows of its range are.
+   */
+  int bucket(UTF8String key, long range) {
+    long h = 42L;
+    if (key != null) h = XXH64.hashUTF8String(key, h);
+    h = XXH64.hashLong(range, h);
+    return (int) (((h % buckets) + buckets) % buckets);
+  }
+
   /** The range holding position {@code x} (floor division: ranges below zero too). */
   long rangeOf(long x) {
     return Math.floorDiv(x, width);
@@ -171,33 +186,5 @@ public final class StreamRules implements Serializable {
         .add("__gs_r", DataTypes.BinaryType, true);
     for (String m : METRICS) t = t.add("__gs_m_" + m, DataTypes.LongType, false);
     return t;
-  }
-
-  static StructType heldType() {
-    return new StructType()
-        .add("prune", DataTypes.LongType, false)
-        .add("lo", DataTypes.LongType, false)
-        .add("hi", DataTypes.LongType, false)
-        .add("matched", DataTypes.BooleanType, false)
-        .add("home", DataTypes.BooleanType, false)
-        .add("row", DataTypes.BinaryType, true)
-        .add("cond", DataTypes.BinaryType, true);
-  }
-
-  StructType stateType() {
-    StructType progress = new StructType()
-        .add("key", DataTypes.StringType, false)
-        .add("left", DataTypes.LongType, false)
-        .add("right", DataTypes.LongType, false);
-    StructType unit = new StructType()
-        .add("key", DataTypes.StringType, true)
-        .add("range", DataTypes.LongType, false)
-        .add("left", DataTypes.createArrayType(heldType(), false), false)
-        .add("right", DataTypes.createArrayType(heldType(), false), false);
-    return new StructType(new StructField[] {
-        DataTypes.createStructField("buckets", DataTypes.IntegerType, false),
-        DataTypes.createStructField("width", DataTypes.LongType, false),
-        DataTypes.createStructField("progress", DataTypes.createArrayType(progress, false), false),
-        DataTypes.createStructField("units", DataTypes.createArrayType(unit, false), false)});
   }
 }
