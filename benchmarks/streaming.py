@@ -17,6 +17,9 @@ b.chrom AND b.start BETWEEN a.start - W AND a.start + W``, ``--window`` W, 1 kb 
 * ``giql``: ``Session.sql`` over the two registered streams (the stateful operator of
   ``giql_spark.streaming``); rows in state are its observed metrics
   ``left_rows_in_state + right_rows_in_state``.
+* ``floor`` (asked for by name; no join): Spark's own floor for these streams, the two sides
+  unioned and counted per chromosome, a stateful aggregation in the same state store, written
+  in update mode. It shows what Spark's micro-batches cost before any join work.
 * ``spark``: Spark's stream-stream join with the positions encoded as event times
   (``timestamp_seconds(start)``), a 0-second watermark on each side and the time range the
   condition implies (``--max-width`` seconds for INTERSECTS, W for the window); rows in state
@@ -138,6 +141,15 @@ def spark_query(spark, data: Path, join: str, window: int, max_width: int, ride:
     return a.join(b, F.expr(cond), "inner").select("a_name", "b_name", *(("a_info", "b_info") if ride else ()))
 
 
+def floor_query(spark, data: Path, ride: bool = False):
+    """No join: both streams unioned and counted per chromosome (Spark's stateful floor)."""
+    def side(name: str):
+        return spark.readStream.schema(SCHEMA + (RIDE if ride else "")).option("maxFilesPerTrigger", 1).parquet(
+            str(data / name))
+
+    return side("a").unionByName(side("b")).groupBy("chrom").count()
+
+
 def batch_count(spark, data: Path, join: str, window: int, ride: bool) -> int:
     """The batch join's pair count over the same files: what the streams must give."""
     import giql_spark as gs
@@ -168,21 +180,26 @@ def worker(args) -> None:
         return
 
     def query():
-        df = (giql_query(spark, data, args.join, args.window, args.ride) if args.engine == "giql"
-              else spark_query(spark, data, args.join, args.window, args.max_width, args.ride))
+        if args.engine == "floor":
+            df = floor_query(spark, data, args.ride)
+        else:
+            df = (giql_query(spark, data, args.join, args.window, args.ride) if args.engine == "giql"
+                  else spark_query(spark, data, args.join, args.window, args.max_width, args.ride))
         return df.observe("out", F.count(F.lit(1)).alias("rows"))
+
+    mode = "update" if args.engine == "floor" else "append"
 
     checkpoint = tempfile.mkdtemp(prefix="giql-streaming-ck-")
     t0 = time.time()
     progress = []
     if args.restart_after:  # run until that many micro-batches committed, stop, and go on from the checkpoint
-        first = (query().writeStream.format("noop").option("checkpointLocation", checkpoint)
+        first = (query().writeStream.format("noop").outputMode(mode).option("checkpointLocation", checkpoint)
                  .trigger(processingTime="0 seconds").start())
         while first.isActive and (first.lastProgress is None or first.lastProgress["batchId"] < args.restart_after - 1):
             time.sleep(0.02)
         first.stop()
         progress = [p for p in first.recentProgress if p["numInputRows"]]
-    q = (query().writeStream.format("noop").option("checkpointLocation", checkpoint)
+    q = (query().writeStream.format("noop").outputMode(mode).option("checkpointLocation", checkpoint)
          .trigger(availableNow=True).start())
     stopped = False
     if float(args.time_limit):
@@ -304,9 +321,9 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
         + (f" Each query is stopped after {args.restart_after} micro-batches and restarted from its checkpoint "
            "(the wall time is both runs')." if args.restart_after else ""),
         "",
-        "| join | engine | wall s | input rows/s | micro-batches | rows in state per micro-batch (min / median / "
-        "max) | peak RSS (GiB) | pairs | batch join's pairs |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| join | engine | wall s | input rows/s | rows/s over the micro-batches | micro-batches | rows in state per "
+        "micro-batch (min / median / max) | peak RSS (GiB) | pairs | batch join's pairs |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         done = (f"{len(r['batches'])} of {args.batches}, stopped at the {r['limit']:.0f} s limit"
@@ -314,25 +331,33 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
         rate = (f"{r['rate']:,.0f}" if r["batches"] or not r.get("stopped")
                 else f"none finished in {r['limit']:.0f} s")
         states = sorted(b["state"] for b in r["batches"]) or [0]
+        busy = sum(b["ms"] for b in r["batches"]) / 1000
+        over = f"{r['input'] / busy:,.0f}" if busy else "none"
         batch = r.get("batch_count")
         same = "" if batch is None else f"{batch:,}" + ("" if r.get("stopped") else
                                                          " (equal)" if batch == r["output"] else " (DIFFERENT)")
-        lines.append(f"| {r['join']} | {r['engine']} | {r['wall']:.1f} | {rate} | {done} | "
+        pairs = f"{r['output']:,}"
+        if r["engine"] == "floor":
+            r, pairs, same = {**r, "join": "none (union, count per chromosome)"}, "no join", "no join"
+        lines.append(f"| {r['join']} | {r['engine']} | {r['wall']:.1f} | {rate} | {over} | {done} | "
                      f"{states[0]:,} / {states[len(states) // 2]:,} / {states[-1]:,} | {r['rss'] / 2**30:.2f} | "
-                     f"{r['output']:,} | {same} |")
+                     f"{pairs} | {same} |")
     done = {j: [r["output"] for r in results if r["join"] == j and not r.get("stopped")] for j in JOINS}
     ran = {j: sum(r["join"] == j for r in results) for j in JOINS}
-    lines += ["", "Pairs agree between the engines: " + ", ".join(
+    agree = ", ".join(
         f"{j} " + ("not compared (one engine ran)" if ran[j] < 2
                    else "not compared (one engine stopped at the time limit)" if len(v) < 2
                    else "yes" if len(set(v)) == 1 else "NO " + str(sorted(v)))
-        for j, v in done.items() if any(r["join"] == j for r in results)) + ".", "",
+        for j, v in done.items() if any(r["join"] == j for r in results))
+    lines += ["", *([f"Pairs agree between the engines: {agree}.", ""] if agree else []),
         f"![rows in state over time]({png.name})", "",
         "Rows in state: giql is the operator's `left_rows_in_state + right_rows_in_state` (observed metrics); "
         "Spark is its join operator's `numRowsTotal`, which counts its state store rows (both sides' "
         "key-to-count and key-with-index-to-value entries), so the two are not the same unit.",
         "Throughput is both sides' input rows over the query's wall time, from start to the end of the last "
-        "micro-batch, including the first micro-batch's start-up. A run stopped at the time limit "
+        "micro-batch, including the query's planning and the first micro-batch's start-up; \"over the "
+        "micro-batches\" divides the same rows by the sum of the micro-batches' durations (Spark's "
+        "`triggerExecution`), leaving out the planning before the first one. A run stopped at the time limit "
         "(`--time-limit`) counts only its finished micro-batches, over the time to the end of the last "
         "one; its pairs are those micro-batches' and are not compared."]
     if args.note:
@@ -390,7 +415,10 @@ def main() -> None:
     t0 = time.time()
     generate(args.data, args.rows, args.batches, args.gap, args.min_width, args.max_width, args.seed, args.ride)
     print(f"data in {args.data} ({time.time() - t0:.1f} s)", flush=True)
-    results = [run(args, j, e) for j in args.joins.split(",") for e in args.engines.split(",")]
+    engines = args.engines.split(",")
+    results = [run(args, j, e) for j in args.joins.split(",") for e in engines if e != "floor"]
+    if "floor" in engines:
+        results.append(run(args, "floor", "floor"))
     if args.check:  # each join's batch count, in a process of its own
         for j in args.joins.split(","):
             result = Path(tempfile.mkstemp(prefix="giql-streaming-", suffix=".json")[1])
