@@ -395,6 +395,19 @@ def test_explain_shows_the_state_and_its_metrics(spark, feed):
 STATIC_JOINS = {"inner": "JOIN", "left": "LEFT JOIN", "semi": "LEFT SEMI JOIN", "anti": "LEFT ANTI JOIN"}
 
 
+def test_the_operator_leaves_out_the_key_equality_a_unit_holds(spark, feed):
+    """Rows meet only within a unit, which holds one key: a plain column key's equality is left out of
+    the condition the operator tests per pair; a key computed by an expression keeps it."""
+    s = streams(spark, feed)
+    plain = s.explain(query(CONDITIONS["window"], "inner"))
+    assert "exact condition: in the operator, as (y.start BETWEEN x.start - 500 AND x.start + 500) (a unit's rows " \
+           "share their key)" in plain
+    computed = s.explain("SELECT x.name, y.name FROM a x JOIN b y "
+                         "ON upper(x.chrom) = upper(y.chrom) AND y.start BETWEEN x.start - 500 AND x.start + 500")
+    assert "exact condition: in the operator" in computed
+    assert "share their key" not in computed
+
+
 def test_stream_static_equals_batch(spark, feed, tmp_path):
     rng = random.Random(9)
     a_rows = sorted_rows(rng, "a", n=25, gap=500, width=200)

@@ -90,15 +90,46 @@ def projected(df: DataFrame, fields: dict | None) -> list:
     return out or [F.lit(None).cast("boolean").alias(NONE)]
 
 
-def condition_fields(spec, df_left: DataFrame, df_right: DataFrame) -> dict:
-    """Per alias, the fields the join condition reads (None: the whole row)."""
+def within_unit(spec, keys: list, types: dict):
+    """``spec.full`` less what every pair of a unit already satisfies: the equality of its key.
+
+    Rows meet only within a unit, and a unit holds one key: the exact text of ``CAST(key AS
+    string)``. With one key pair whose two sides are strings or integers, equal texts are equal
+    values (and a NULL key matches nothing before it reaches a unit), so ``l = r`` holds for every
+    pair the operator tests; the operator would otherwise compare the two strings once per pair.
+    """
+    from pyspark.sql.types import IntegralType, StringType
+    from sqlglot import exp
+
+    from .evaluate import column_path
+
+    if len(keys) != 1 or not all(isinstance(k, (exp.Column, exp.Dot)) for k in keys[0]):
+        return spec.full
+    if not all(isinstance(types.get(column_path(k)), (StringType, IntegralType)) for k in keys[0]):
+        return spec.full
+    same = {(keys[0][0].sql(), keys[0][1].sql()), (keys[0][1].sql(), keys[0][0].sql())}
+
+    def conjuncts(e):
+        while isinstance(e, exp.Paren):
+            e = e.this
+        return conjuncts(e.left) + conjuncts(e.right) if isinstance(e, exp.And) else [e]
+
+    parts = conjuncts(spec.full)
+    kept = [c for c in parts if not (isinstance(c, exp.EQ) and (c.left.sql(), c.right.sql()) in same)]
+    if len(kept) == len(parts):
+        return spec.full
+    return exp.and_(*[exp.Paren(this=c.copy()) for c in kept]) if kept else exp.true()
+
+
+def condition_fields(condition, df_left: DataFrame, df_right: DataFrame) -> dict:
+    """Per alias, the fields ``condition`` (a sqlglot tree) reads (None: the whole row)."""
     from pyspark.sql.types import StructType
 
     from ..language.rules.interval_join import fields_read
 
     scope = {f.name: ([g.name for g in f.dataType.fields] if isinstance(f.dataType, StructType) else None)
              for df in (df_left, df_right) for f in df.schema.fields}
-    return fields_read(spec.full, scope)
+    return fields_read(condition, scope)
 
 
 def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, *, how: str, width: int,

@@ -153,7 +153,8 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     keys = " AND ".join(f"{spark(a)} = {spark(b)}" for a, b in strict + nullable) or "none (one global key)"
     buckets = int(spark_session.conf.get(BUCKETS_CONF, None) or DEFAULT_BUCKETS)
     if choice.strategy == "jvm_stream_state":
-        result, notes = _in_jvm(spec, left, right, tags, pruning, shifts, buckets, name, node.kept)
+        unit_condition = spec.full if nullable else jvm_state.within_unit(spec, strict, types)
+        result, notes = _in_jvm(spec, unit_condition, left, right, tags, pruning, shifts, buckets, name, node.kept)
     else:
         result, notes = _in_python(spec, left, right, tags, pruning, buckets, name, node.left.aliases)
     state, *rest = notes
@@ -170,15 +171,16 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     return result, choice
 
 
-def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruning, shifts: tuple,
+def _in_jvm(spec: JoinSpec, unit_condition, left: DataFrame, right: DataFrame, tags: list, pruning, shifts: tuple,
             buckets: int, name: str, kept) -> tuple[DataFrame, list[str]]:
-    """The join through the JVM operator (:mod:`.jvm_state`): it evaluates the condition itself and
-    carries each row cut to what the statement reads after the join (``kept``)."""
+    """The join through the JVM operator (:mod:`.jvm_state`): it evaluates ``unit_condition`` (the join's,
+    less what a unit's key holds) itself and carries each row cut to what the statement reads after
+    the join (``kept``)."""
     conf_width = left.sparkSession.conf.get(jvm_state.RANGE_CONF, None)
     width = int(conf_width) if conf_width is not None else jvm_state.DEFAULT_RANGE
     if spec.how != "inner":
         width = 0  # whether a row ever matched is known only where all its pairs are found
-    reads = jvm_state.condition_fields(spec, left, right)
+    reads = jvm_state.condition_fields(unit_condition, left, right)
     output = [jvm_state.projected(df, kept) for df in (left, right)]
     condition = [jvm_state.projected(df, reads) for df in (left, right)]
     row_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), output))
@@ -189,7 +191,7 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
                              buckets=buckets)
         union = t if union is None else union.unionByName(t)
     conf = {"how": spec.how, "buckets": buckets, "width": width, "max_ranges": jvm_state.MAX_RANGES,
-            "condition": spec.full_condition,
+            "condition": spark(unit_condition),
             "left_row_type": row_types[0].json(), "right_row_type": row_types[1].json(),
             "left_cond_type": cond_types[0].json(), "right_cond_type": cond_types[1].json()}
     for s, prefix in ((0, "left_"), (1, "right_")):
@@ -210,7 +212,8 @@ def _in_jvm(spec: JoinSpec, left: DataFrame, right: DataFrame, tags: list, pruni
                         for t in row_types for f in t.fields if hasattr(f.dataType, "fields")) or "no column"
     return result, [f"state: the JVM operator (flatMapGroupsWithState), typed rows, {ranges}, hashed into "
                     f"{buckets} buckets ({BUCKETS_CONF})",
-                    "exact condition: in the operator",
+                    "exact condition: in the operator" + ("" if unit_condition is spec.full else
+                                                          f", as {spark(unit_condition)} (a unit's rows share their key)"),
                     f"rows carry what the statement reads after the join ({carried}) and the condition's columns"]
 
 
