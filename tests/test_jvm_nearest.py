@@ -129,3 +129,34 @@ def test_k_nearest_join_on_the_merge_matches_the_oracle(jspark, tmp_path, seed):
                   k, max_gap, how)
     ids = [r["id"] for r in left]
     assert got == {ids[i]: p for i, p in want.items()}
+
+
+def test_the_dataframe_nearest_prices_its_sides_from_their_files(jspark, tmp_path, monkeypatch):
+    """``gs.nearest`` renames both sides' columns before the join. The cost model must still
+    read each side's files (rows per chromosome: a k-nearest merge's tasks are whole
+    chromosomes); a renamed side once had only Spark's size estimate, and the merge was priced
+    as one task."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import giql_spark as gs
+    from giql_spark.planner import choose
+
+    for name, n in (("l", 300), ("r", 500)):
+        rows = sorted((c, 10 * i, 10 * i + 5) for c in ("chr1", "chr2", "chr3") for i in range(n // 3))
+        pq.write_table(pa.table({"chrom": [r[0] for r in rows], "start": [r[1] for r in rows],
+                                 "end": [r[2] for r in rows]}), tmp_path / f"{name}.parquet", row_group_size=64)
+    seen = []
+    real = choose.choose_nearest
+
+    def spy(k, left, right, *args, **kwargs):
+        seen.append((left, right))
+        return real(k, left, right, *args, **kwargs)
+
+    monkeypatch.setattr(choose, "choose_nearest", spy)
+    a, b = (jspark.read.parquet(str(tmp_path / f"{n}.parquet")) for n in ("l", "r"))
+    got = gs.nearest(a, b).collect()
+    assert len(got) == 300 and {r["distance"] for r in got} == {0}
+    (left, right), = seen
+    assert (left.rows, right.rows) == (300, 498)
+    assert [len(s.chroms) for s in (left, right)] == [3, 3], (left, right)

@@ -23,7 +23,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
-from ..joins.spec import NearestSpec
+from ..joins.spec import Interval, NearestSpec
 from .engine import jvm_nearest, nearest_candidates
 from .frames import (
     MAX_COORD,
@@ -199,7 +199,9 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
             lk.append(f"CAST({q(n1[x])} AS STRING)")
             rk.append(f"CAST({q(n2[y])} AS STRING)")
     max_gap = None if max_distance is None else 2 * int(max_distance) + 1
-    joined = jvm_nearest(left, right, lk, hull(n1, c1), rk, hull(n2, c2), k, max_gap)
+    # statistics from the sides before their renaming: the footers know the files' names
+    stats_sides = [(a, Interval(q(c1[0]), q(c1[1]), q(c1[2]))), (b, Interval(q(c2[0]), q(c2[1]), q(c2[2])))]
+    joined = jvm_nearest(left, right, lk, hull(n1, c1), rk, hull(n2, c2), k, max_gap, stats_sides)
     if joined is None:
         return None
     s1, e1 = F.col(n1[c1[1]]).cast("long"), F.col(n1[c1[2]]).cast("long")
