@@ -460,3 +460,22 @@ def test_dataframe_api_takes_streams(spark, feed, tmp_path):
         assert sum(want.values()) > 0
     with pytest.raises(gs.GiqlSparkError, match="max_disorder and late_rows apply to streaming"):
         gs.overlap(ba, bb, late_rows="drop")
+
+
+@pytest.mark.parametrize("buckets", [1, 12, 16])
+def test_the_state_groups_deal_consecutive_buckets_to_consecutive_partitions(spark, buckets):
+    """Each bucket's grouping key is placed by Spark's own hash partitioning (the one a stateful
+    operator's shuffle uses) on partition ``bucket % P`` for every partition count P dividing the
+    largest power of two not above the bucket count: a key's neighbouring ranges, which a
+    micro-batch of sorted streams brings together, then spread evenly over the tasks."""
+    from pyspark.sql import functions as F
+
+    from giql_spark.streaming import jvm_state
+
+    groups = jvm_state.groups(spark, buckets)
+    assert len(set(groups)) == buckets
+    power = 1 << (buckets.bit_length() - 1)
+    for parts in [p for p in (1, 2, 4, 8, 16) if power % p == 0]:
+        df = spark.createDataFrame([(b, g) for b, g in enumerate(groups)], "b int, g bigint")
+        placed = df.repartition(parts, "g").select("b", F.spark_partition_id().alias("p")).collect()
+        assert sorted((r.b, r.p) for r in placed) == [(b, b % parts) for b in range(buckets)], parts

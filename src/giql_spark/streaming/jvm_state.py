@@ -16,8 +16,11 @@ input and reads its output:
   bucket 0 for a wide row); the operator's first step (``Ticks``) adds the
   copies, so only the few rows that cross a range boundary are copied. Outer, semi and anti joins keep one unit per key: whether
   a row ever matched must be known in one place;
-* units are hashed into ``spark.giql.streaming.stateBuckets`` buckets, the
-  grouping key of the state (both are fixed for the life of a checkpoint).
+* units are dealt into ``spark.giql.streaming.stateBuckets`` buckets (a key's
+  hash, plus the range number: a key's consecutive ranges take consecutive
+  buckets), each with its own grouping key of the state, chosen so Spark's
+  hash partitioning deals consecutive buckets to consecutive tasks (both
+  settings are fixed for the life of a checkpoint).
 
 The bound that frees held rows must be the other side's progress plus a
 constant (:func:`offsets`); the interval arithmetic gives that for every
@@ -133,30 +136,40 @@ def condition_fields(condition, df_left: DataFrame, df_right: DataFrame) -> dict
 
 
 def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, *, how: str, width: int,
-           buckets: int) -> DataFrame:
+           groups: list[int]) -> DataFrame:
     """``df``'s rows as the operator's input rows (:data:`COLUMNS`); ``tags``: the code, key, order,
     prune, lo and hi columns (:func:`.plan.tag_columns`); ``output`` / ``condition``: the columns of
     the row as the statement reads it and as the condition does (:func:`projected`), each a struct
-    inside the payload."""
+    inside the payload; ``groups``: each bucket's grouping key (:func:`groups`)."""
     base = df.select(*[c.alias(n) for n, c in tags.items()], F.struct(*output).alias("__gs_row"),
                      F.struct(*condition).alias("__gs_cond"))
     if how == "inner":  # a row that can match nothing has nothing to do in an INNER join
         base = base.where(F.col("__gs_code") != NO_MATCH)
-    key_hash = "CASE WHEN __gs_key IS NULL THEN 0 ELSE CAST(pmod(xxhash64(__gs_key{r}), {b}) AS int) END"
+    b = len(groups)
+    # a key's consecutive ranges take consecutive buckets (StreamRules.bucket, which the copies use)
+    key_hash = "CASE WHEN __gs_key IS NULL THEN 0 ELSE CAST(pmod(pmod(xxhash64(__gs_key), {b}){r}, {b}) AS int) END"
     if width > 0:  # the row's home unit here; the operator's Ticks adds its copies (see the module)
         r0, r1 = _floor_div("__gs_lo", width), _floor_div("__gs_hi", width)
         wide = F.expr(f"__gs_code = {OK} AND {r1} - {r0} >= {MAX_RANGES}")
-        group = F.when(wide, F.lit(0)).otherwise(F.expr(key_hash.format(r=", " + r0, b=buckets)))
+        bucket = F.when(wide, F.lit(0)).otherwise(F.expr(key_hash.format(r=f" + pmod({r0}, {b})", b=b)))
         rng = F.when(wide, F.lit(WIDE)).otherwise(F.expr(r0))
     else:
-        group, rng = F.expr(key_hash.format(r="", b=buckets)), F.lit(0).cast("bigint")
+        bucket, rng = F.expr(key_hash.format(r="", b=b)), F.lit(0).cast("bigint")
+    group = F.element_at(F.array(*[F.lit(g).cast("bigint") for g in groups]), bucket + 1)
     home = F.lit(True)
     fields = [F.lit(side).alias("side"), F.col("__gs_code").cast("int").alias("code"),
               F.col("__gs_key").alias("key"), rng.cast("bigint").alias("range"), home.alias("home"),
               *[F.col(f"__gs_{n}").cast("bigint").alias(n) for n in ("ord", "prune", "lo", "hi")],
               F.col("__gs_row").alias("row"), F.col("__gs_cond").alias("cond")]
-    return base.select(group.cast("int").alias(COLUMNS[0]),
+    return base.select(group.cast("bigint").alias(COLUMNS[0]),
                        F.call_function(ENCODE, F.struct(*fields)).alias(COLUMNS[1]))
+
+
+def groups(session, buckets: int) -> list[int]:
+    """Each bucket's grouping key in the state, as the operator computes them
+    (``StreamRules.groups``): chosen so Spark's hash partitioning deals consecutive buckets
+    to consecutive tasks."""
+    return [int(g) for g in session.sparkContext._jvm.io.giql.spark.stream.StreamRules.groups(buckets)]
 
 
 def join(union: DataFrame, conf: dict) -> DataFrame:

@@ -186,9 +186,10 @@ def _in_jvm(spec: JoinSpec, unit_condition, left: DataFrame, right: DataFrame, t
     row_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), output))
     cond_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), condition))
     union = None
+    groups = jvm_state.groups(left.sparkSession, buckets)
     for s, df in enumerate((left, right)):
         t = jvm_state.tagged(df, s, tags[s], output[s], condition[s], how=spec.how, width=width,
-                             buckets=buckets)
+                             groups=groups)
         union = t if union is None else union.unionByName(t)
     conf = {"how": spec.how, "buckets": buckets, "width": width, "max_ranges": jvm_state.MAX_RANGES,
             "condition": spark(unit_condition),

@@ -16,6 +16,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.streaming.GroupState;
+import org.apache.spark.unsafe.types.UTF8String;
 
 import io.giql.spark.compat.UserErrors;
 
@@ -41,7 +42,7 @@ import static io.giql.spark.stream.StreamRules.*;
  *       unmatched ones are output then).
  * </ol>
  */
-final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, byte[], Row> {
+final class BucketJoin implements FlatMapGroupsWithStateFunction<Long, Row, byte[], Row> {
   private static final long serialVersionUID = 1L;
   private final StreamRules rules;
   private transient Exact exact;
@@ -78,6 +79,26 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, b
     }
   }
 
+  /**
+   * A row's key as a {@code String}, made once per run of rows with the same key (the rows of a
+   * bucket come grouped by key when the streams are sorted) rather than once per row; equal
+   * keys get the same instance, so a unit can be recognised by reference.
+   */
+  static final class Keys {
+    private UTF8String bytes;
+    private String text;
+
+    String of(UnsafeRow r) {
+      if (r.isNullAt(KEY)) return null;
+      UTF8String b = r.getUTF8String(KEY);
+      if (!b.equals(bytes)) {
+        bytes = b.clone(); // b points into the row's bytes
+        text = bytes.toString();
+      }
+      return text;
+    }
+  }
+
   private static String id(String key, long range) {
     return (key == null ? "\u0001" : key) + '\u0000' + range;
   }
@@ -87,16 +108,18 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, b
   }
 
   @Override
-  public Iterator<Row> call(Integer group, Iterator<Row> input, GroupState<byte[]> state) {
+  public Iterator<Row> call(Long group, Iterator<Row> input, GroupState<byte[]> state) {
     Map<String, long[]> progress = new HashMap<>();
     Map<String, Unit> units = new LinkedHashMap<>();
     if (state.exists()) decode(state.get(), progress, units);
     Map<String, long[]> reached = new HashMap<>();
     Out out = new Out();
+    Keys keys = new Keys();
+    Unit last = null;
     while (input.hasNext()) {
       UnsafeRow r = StreamRules.payload((byte[]) input.next().get(PAYLOAD_COLUMN));
       int side = r.getInt(SIDE);
-      String key = r.isNullAt(KEY) ? null : r.getUTF8String(KEY).toString();
+      String key = keys.of(r);
       if (side == TICK) {
         if (key != null) {
           long[] n = reached.computeIfAbsent(key, k -> new long[] {NONE, NONE});
@@ -120,11 +143,16 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, b
           if (home) out.late[side]++;
           continue;
         }
-        unit(units, key, r.getLong(RANGE)).fresh[side].add(r.getLong(PRUNE), r.getLong(LO),
+        long range = r.getLong(RANGE);
+        // a bucket's rows come unit by unit when the streams are sorted: no map lookup for those
+        Unit u = last != null && last.range == range && java.util.Objects.equals(last.key, key) ? last
+            : unit(units, key, range);
+        last = u;
+        u.fresh[side].add(r.getLong(PRUNE), r.getLong(LO),
             r.getLong(HI), false, home, rules.outputBytes(side, r), rules.condRow(side, r));
       }
     }
-    join(group, units, out);
+    join(group == rules.group(0), units, out);
     for (Map.Entry<String, long[]> e : reached.entrySet()) {
       long[] p = progress.computeIfAbsent(e.getKey(), k -> new long[] {NONE, NONE});
       for (int s = 0; s < 2; s++) p[s] = Math.max(p[s], e.getValue()[s]);
@@ -139,7 +167,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, b
 
   // -- probe and hold --------------------------------------------------------------------------
 
-  private void join(int bucket, Map<String, Unit> units, Out out) {
+  private void join(boolean first, Map<String, Unit> units, Out out) {
     boolean ranged = rules.width > 0;
     for (Unit u : units.values()) {
       if (u.range == WIDE) continue;
@@ -157,7 +185,7 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Integer, Row, b
       if (w.range != WIDE) continue;
       w.hitHeld = new boolean[w.held[0].n];
       w.hitFresh = new boolean[w.fresh[0].n];
-      if (bucket == 0) probe(w, w, false, false, Long.MIN_VALUE, out);
+      if (first) probe(w, w, false, false, Long.MIN_VALUE, out);
     }
     for (Unit u : units.values()) {
       boolean[] keep = null;

@@ -60,7 +60,7 @@ public final class StreamJoin {
         Scala.seq(joined.subList(0, lc.size())), Scala.seq(joined.subList(lc.size(), joined.size())));
     Dataset<Row> ticked = union.mapPartitions(new Ticks(rules), Encoders.row(in));
     return ticked.groupBy(functions.col(StreamRules.COLUMNS[StreamRules.GROUP]))
-        .as(Encoders.INT(), Encoders.row(in))
+        .as(Encoders.LONG(), Encoders.row(in))
         .flatMapGroupsWithState(new BucketJoin(rules), OutputMode.Append(),
             Encoders.BINARY(), Encoders.row(rules.outputType()),
             GroupStateTimeout.NoTimeout());

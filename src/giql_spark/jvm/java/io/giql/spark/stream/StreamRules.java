@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.expressions.XXH64;
+import org.apache.spark.unsafe.hash.Murmur3_x86_32;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -59,6 +60,7 @@ public final class StreamRules implements Serializable {
 
   final String how;
   final int buckets;
+  private final long[] groups;
   /** Width of a position range; 0: one unit per key. */
   final long width;
   /** A row whose hull crosses more ranges than this is wide: kept whole in every bucket. */
@@ -85,6 +87,7 @@ public final class StreamRules implements Serializable {
       Seq<Attribute> rightInput) {
     this.how = c.get("how");
     this.buckets = Integer.parseInt(c.get("buckets"));
+    this.groups = groups(buckets);
     this.width = Long.parseLong(c.get("width"));
     this.maxRanges = Long.parseLong(c.get("max_ranges"));
     for (int s = 0; s < 2; s++) {
@@ -154,14 +157,41 @@ public final class StreamRules implements Serializable {
   }
 
   /**
-   * The bucket of unit (key, range): Spark's {@code pmod(xxhash64(key, range), buckets)}, which
-   * gives each row its home unit, so a copy lands where the rows of its range are.
+   * The bucket of unit (key, range): {@code (pmod(xxhash64(key), buckets) + pmod(range, buckets))
+   * % buckets} as Spark computes it for each row's home unit (jvm_state.tagged), so a copy lands
+   * where the rows of its range are. A key's consecutive ranges take consecutive buckets: a
+   * micro-batch of sorted streams covers a few neighbouring ranges of each key, which hashing
+   * each range on its own spread over the tasks as unevenly as 65:35.
    */
   int bucket(UTF8String key, long range) {
-    long h = 42L;
-    if (key != null) h = XXH64.hashUTF8String(key, h);
-    h = XXH64.hashLong(range, h);
-    return (int) (((h % buckets) + buckets) % buckets);
+    if (key == null) return 0;
+    long k = Math.floorMod(XXH64.hashUTF8String(key, 42L), (long) buckets);
+    return (int) ((k + Math.floorMod(range, (long) buckets)) % buckets);
+  }
+
+  /** The state's grouping key of bucket {@code b} (see {@link #groups}). */
+  long group(int b) {
+    return groups[b];
+  }
+
+  /**
+   * The state's grouping key of each bucket: the least ascending longs whose Spark hash (the
+   * {@code Murmur3Hash} with seed 42 by which {@code HashPartitioning} places a group) is
+   * congruent to the bucket number modulo the largest power of two not above {@code buckets}.
+   * Consecutive buckets then go to consecutive state partitions whenever the partition count
+   * divides that power (2, 4, 8 ... tasks); with the bucket numbers themselves as keys, Spark's
+   * hash put 9 of 16 in one of two partitions. Depends on {@code buckets} alone, never on the
+   * partition count, so a checkpoint's groups stay where its state is.
+   */
+  public static long[] groups(int buckets) {
+    int mask = Integer.highestOneBit(Math.max(1, buckets)) - 1;
+    long[] out = new long[buckets];
+    long g = 0;
+    for (int b = 0; b < buckets; b++) {
+      while ((Murmur3_x86_32.hashLong(g, 42) & mask) != (b & mask)) g++;
+      out[b] = g++;
+    }
+    return out;
   }
 
   /** The range holding position {@code x} (floor division: ranges below zero too). */

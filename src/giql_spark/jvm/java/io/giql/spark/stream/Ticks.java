@@ -44,6 +44,7 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
     Map<String, long[]> newest = new HashMap<>();
     UnsafeRow payload = new UnsafeRow(StreamRules.PAYLOAD);
     ArrayDeque<Row> copies = new ArrayDeque<>();
+    BucketJoin.Keys keys = new BucketJoin.Keys();
     return new Iterator<Row>() {
       private boolean any;
       private Iterator<Row> ticks;
@@ -69,8 +70,7 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
         payload.pointTo(bytes, bytes.length);
         int code = payload.getInt(StreamRules.CODE);
         if ((code == StreamRules.OK || code == StreamRules.MARKER) && !payload.isNullAt(StreamRules.KEY)) {
-          long[] n = newest.computeIfAbsent(payload.getUTF8String(StreamRules.KEY).toString(),
-              k -> new long[] {StreamRules.NONE, StreamRules.NONE});
+          long[] n = newest.computeIfAbsent(keys.of(payload), k -> new long[] {StreamRules.NONE, StreamRules.NONE});
           int s = payload.getInt(StreamRules.SIDE);
           n[s] = Math.max(n[s], payload.getLong(StreamRules.ORD));
         }
@@ -83,16 +83,16 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
   /** The copies of a row (payload {@code p} over {@code bytes}) beyond its home unit. */
   private void copy(byte[] bytes, UnsafeRow p, ArrayDeque<Row> out) {
     if (p.getLong(StreamRules.RANGE) == StreamRules.WIDE) {
-      for (int g = 1; g < rules.buckets; g++) out.add(copyOf(bytes, g, StreamRules.WIDE));
+      for (int b = 1; b < rules.buckets; b++) out.add(copyOf(bytes, rules.group(b), StreamRules.WIDE));
       return;
     }
     long r0 = rules.rangeOf(p.getLong(StreamRules.LO)), r1 = rules.rangeOf(p.getLong(StreamRules.HI));
     if (r1 == r0) return;
     UTF8String key = p.isNullAt(StreamRules.KEY) ? null : p.getUTF8String(StreamRules.KEY).clone();
-    for (long r = r0 + 1; r <= r1; r++) out.add(copyOf(bytes, rules.bucket(key, r), r));
+    for (long r = r0 + 1; r <= r1; r++) out.add(copyOf(bytes, rules.group(rules.bucket(key, r)), r));
   }
 
-  private static Row copyOf(byte[] bytes, int group, long range) {
+  private static Row copyOf(byte[] bytes, long group, long range) {
     byte[] b = bytes.clone();
     UnsafeRow c = StreamRules.payload(b);
     c.setLong(StreamRules.RANGE, range);
@@ -104,19 +104,20 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
     List<Row> out = new ArrayList<>();
     UnsafeProjection tick = UnsafeProjection.create(StreamRules.tickType());
     for (int b = 0; b < rules.buckets; b++) {
-      if (newest.isEmpty()) out.add(tick(tick, b, 0, null, StreamRules.NONE));
+      long g = rules.group(b);
+      if (newest.isEmpty()) out.add(tick(tick, g, 0, null, StreamRules.NONE));
       for (Map.Entry<String, long[]> e : newest.entrySet()) {
         for (int s = 0; s < 2; s++) {
-          if (e.getValue()[s] != StreamRules.NONE) out.add(tick(tick, b, s, e.getKey(), e.getValue()[s]));
+          if (e.getValue()[s] != StreamRules.NONE) out.add(tick(tick, g, s, e.getKey(), e.getValue()[s]));
         }
       }
     }
     return out.iterator();
   }
 
-  private static Row tick(UnsafeProjection tick, int bucket, int side, String key, long order) {
+  private static Row tick(UnsafeProjection tick, long group, int side, String key, long order) {
     GenericInternalRow p = new GenericInternalRow(new Object[] {StreamRules.TICK, side,
         key == null ? null : UTF8String.fromString(key), 0L, false, order, 0L, 0L, 0L, null, null});
-    return RowFactory.create(bucket, tick.apply(p).getBytes());
+    return RowFactory.create(group, tick.apply(p).getBytes());
   }
 }
