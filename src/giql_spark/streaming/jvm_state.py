@@ -136,8 +136,9 @@ def condition_fields(condition, df_left: DataFrame, df_right: DataFrame) -> dict
 
 
 def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, *, how: str, width: int,
-           groups: list[int]) -> DataFrame:
-    """``df``'s rows as the operator's input rows (:data:`COLUMNS`); ``tags``: the code, key, order,
+           groups: list[int]) -> tuple[DataFrame, str]:
+    """``df``'s rows as the operator's input rows (:data:`COLUMNS`), and the payload's type as JSON
+    (the operator checks its fields and builds its ticks with it); ``tags``: the code, key, order,
     prune, lo and hi columns (:func:`.plan.tag_columns`); ``output`` / ``condition``: the columns of
     the row as the statement reads it and as the condition does (:func:`projected`), each a struct
     inside the payload; ``groups``: each bucket's grouping key (:func:`groups`)."""
@@ -161,8 +162,10 @@ def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, 
               F.col("__gs_key").alias("key"), rng.cast("bigint").alias("range"), home.alias("home"),
               *[F.col(f"__gs_{n}").cast("bigint").alias(n) for n in ("ord", "prune", "lo", "hi")],
               F.col("__gs_row").alias("row"), F.col("__gs_cond").alias("cond")]
-    return base.select(group.cast("bigint").alias(COLUMNS[0]),
-                       F.call_function(ENCODE, F.struct(*fields)).alias(COLUMNS[1]))
+    payload = F.struct(*fields)
+    payload_type = base.select(payload.alias("p")).schema["p"].dataType.json()
+    return (base.select(group.cast("bigint").alias(COLUMNS[0]), F.call_function(ENCODE, payload).alias(COLUMNS[1])),
+            payload_type)
 
 
 def groups(session, buckets: int) -> list[int]:

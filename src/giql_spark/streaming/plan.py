@@ -185,13 +185,13 @@ def _in_jvm(spec: JoinSpec, unit_condition, left: DataFrame, right: DataFrame, t
     condition = [jvm_state.projected(df, reads) for df in (left, right)]
     row_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), output))
     cond_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), condition))
-    union = None
     groups = jvm_state.groups(left.sparkSession, buckets)
-    for s, df in enumerate((left, right)):
-        t = jvm_state.tagged(df, s, tags[s], output[s], condition[s], how=spec.how, width=width,
-                             groups=groups)
-        union = t if union is None else union.unionByName(t)
+    (union, payload_type), (t, _) = [
+        jvm_state.tagged(df, s, tags[s], output[s], condition[s], how=spec.how, width=width, groups=groups)
+        for s, df in enumerate((left, right))]
+    union = union.unionByName(t)
     conf = {"how": spec.how, "buckets": buckets, "width": width, "max_ranges": jvm_state.MAX_RANGES,
+            "payload_type": payload_type,
             "condition": spark(unit_condition),
             "left_row_type": row_types[0].json(), "right_row_type": row_types[1].json(),
             "left_cond_type": cond_types[0].json(), "right_cond_type": cond_types[1].json()}

@@ -1,6 +1,7 @@
 package io.giql.spark.stream;
 
 import java.io.Serializable;
+import java.util.Arrays;
 import java.util.Map;
 
 import org.apache.spark.sql.catalyst.expressions.Attribute;
@@ -9,7 +10,9 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.expressions.XXH64;
 import org.apache.spark.unsafe.hash.Murmur3_x86_32;
 import org.apache.spark.unsafe.types.UTF8String;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import scala.collection.immutable.Seq;
@@ -54,6 +57,9 @@ public final class StreamRules implements Serializable {
    */
   static final int SIDE = 0, CODE = 1, KEY = 2, RANGE = 3, HOME = 4, ORD = 5, PRUNE = 6, LO = 7,
       HI = 8, ROW = 9, COND = 10, PAYLOAD = 11;
+  /** The payload's field names at the indices above; the type Python builds must match. */
+  static final String[] PAYLOAD_FIELDS = {"side", "code", "key", "range", "home", "ord", "prune",
+      "lo", "hi", "row", "cond"};
   public static final String[] METRICS = {"left_rows_in_state", "right_rows_in_state",
       "left_rows_added", "right_rows_added", "left_rows_pruned", "right_rows_pruned",
       "left_late_rows", "right_late_rows"};
@@ -61,6 +67,8 @@ public final class StreamRules implements Serializable {
   final String how;
   final int buckets;
   private final long[] groups;
+  /** The payload's type (see {@link #payloadType}); a tick is a payload with side, code, key and order. */
+  final StructType payloadType;
   /** Width of a position range; 0: one unit per key. */
   final long width;
   /** A row whose hull crosses more ranges than this is wide: kept whole in every bucket. */
@@ -88,6 +96,7 @@ public final class StreamRules implements Serializable {
     this.how = c.get("how");
     this.buckets = Integer.parseInt(c.get("buckets"));
     this.groups = groups(buckets);
+    this.payloadType = payloadType(c.get("payload_type"));
     this.width = Long.parseLong(c.get("width"));
     this.maxRanges = Long.parseLong(c.get("max_ranges"));
     for (int s = 0; s < 2; s++) {
@@ -127,15 +136,24 @@ public final class StreamRules implements Serializable {
     return payload.isNullAt(COND) ? null : new Cond(payload.getStruct(COND, t.size()), t);
   }
 
-  /** The payload type of a tick: only side, code, key and order are read. */
-  static StructType tickType() {
-    return new StructType()
-        .add("side", DataTypes.IntegerType, false).add("code", DataTypes.IntegerType, false)
-        .add("key", DataTypes.StringType, true).add("range", DataTypes.LongType, false)
-        .add("home", DataTypes.BooleanType, false).add("ord", DataTypes.LongType, false)
-        .add("prune", DataTypes.LongType, false).add("lo", DataTypes.LongType, false)
-        .add("hi", DataTypes.LongType, false).add("row", DataTypes.BinaryType, true)
-        .add("cond", DataTypes.BinaryType, true);
+  /**
+   * The payload type as jvm_state.tagged builds it (the left side's; a tick's row and cond are
+   * NULL, so either side's serves), checked against {@link #PAYLOAD_FIELDS}: the indices here
+   * and the fields there cannot drift apart unnoticed. Every field is made nullable: a tick's
+   * row and cond are NULL, which a projection of a non-nullable field would not check for.
+   */
+  static StructType payloadType(String json) {
+    StructType t = (StructType) DataType.fromJson(json);
+    if (!Arrays.equals(t.fieldNames(), PAYLOAD_FIELDS)) {
+      throw new IllegalArgumentException("the payload's fields are " + String.join(", ", t.fieldNames())
+          + ", expected " + String.join(", ", PAYLOAD_FIELDS));
+    }
+    StructField[] fields = new StructField[t.size()];
+    for (int i = 0; i < fields.length; i++) {
+      StructField f = t.fields()[i];
+      fields[i] = new StructField(f.name(), f.dataType(), true, f.metadata());
+    }
+    return new StructType(fields);
   }
 
   /** The condition row of side {@code s} over its bytes (not copied). */

@@ -102,7 +102,7 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
 
   private Iterator<Row> ticks(Map<String, long[]> newest) {
     List<Row> out = new ArrayList<>();
-    UnsafeProjection tick = UnsafeProjection.create(StreamRules.tickType());
+    UnsafeProjection tick = UnsafeProjection.create(rules.payloadType);
     for (int b = 0; b < rules.buckets; b++) {
       long g = rules.group(b);
       if (newest.isEmpty()) out.add(tick(tick, g, 0, null, StreamRules.NONE));
