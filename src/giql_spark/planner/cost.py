@@ -455,8 +455,8 @@ def jvm_nearest(sh: Shape, c: dict, k: int, algo: str) -> Estimate:
             est.refused = (f"the right side (~{sh.n_right:,.0f} rows, ~{need / 2**20:,.0f} MB indexed) exceeds "
                            f"the broadcast budget of {c['jvm_broadcast_budget_bytes'] / 2**20:,.0f} MB")
         return est
-    terms = {"fixed": c["fixed_jvm"], "read": c["jvm_merge_row"] * (sh.n_left + sh.n_right), "probe": probe,
-             "output": out}
+    terms = {"fixed": c["fixed_jvm"] + c["fixed_merge_nearest"], "read": c["jvm_merge_row"] * (sh.n_left + sh.n_right),
+             "probe": probe, "output": out}
     return Estimate("jvm_merge", c["scale_jvm_merge"] * sum(terms.values()), {"k": k}, terms)
 
 
