@@ -393,10 +393,16 @@ def test_nearest_runs_in_the_jvm(spark):
 def test_nearest_on_sorted_files_runs_on_the_merge(spark, tmp_path_factory, pairs):
     """Both tables Parquet files sorted by (chrom, start), in several row groups: the k-nearest
     join reads them range by range and indexes each chromosome's df2 rows in its task (the
-    merge), and still gives bioframe's closest."""
+    merge), and still gives bioframe's closest. Files this small are mostly priced cheaper on
+    the broadcast (the merge's fixed cost), which must give the same rows; the merge is then
+    forced through the chooser."""
     needs_classic(spark)
+    import dataclasses
+
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from giql_spark.planner import choose
 
     r1, r2, _, _ = tables(spark, pairs)
     path = tmp_path_factory.mktemp("nearest")
@@ -407,13 +413,21 @@ def test_nearest_on_sorted_files_runs_on_the_merge(spark, tmp_path_factory, pair
         frames.append(spark.read.parquet(str(path / f"{name}.parquet")))
     d1, d2 = frames
     p1, p2 = pdf(r1), pdf(r2)
+    real = choose.choose_nearest
+
+    def merge(*args, **kwargs):
+        return dataclasses.replace(real(*args, **kwargs), strategy="jvm_merge")
+
     for kw in ({"k": 1}, {"k": 3, "max_distance": 4}):
-        df = gs.nearest(d1, d2, **kw)
-        plan = df._jdf.queryExecution().executedPlan().toString()
-        assert "MergeIntervalJoin" in plan and "nearest" in plan, plan
-        rows = [r.asDict() for r in df.select("name", "name_", "distance").collect()]
         want, pairs_ = closest_oracle(p1, p2, kw["k"], kw.get("max_distance"))
-        assert nearest_picks(rows, pairs_, kw["k"]) == want, kw
+        # as chosen (test_planner_choice pins which one: sizes decide), then the merge forced
+        for forced, operators in ((False, ("BroadcastIntervalJoin", "MergeIntervalJoin")), (True, ("MergeIntervalJoin",))):
+            with mock.patch.object(choose, "choose_nearest", merge if forced else real):
+                df = gs.nearest(d1, d2, **kw)
+                plan = df._jdf.queryExecution().executedPlan().toString()
+                assert any(o in plan for o in operators) and "nearest" in plan, plan
+                rows = [r.asDict() for r in df.select("name", "name_", "distance").collect()]
+            assert nearest_picks(rows, pairs_, kw["k"]) == want, (kw, forced)
 
 
 def test_nearest_prefers_overlap_to_book_ended_and_breaks_no_row_twice(spark):
