@@ -458,7 +458,9 @@ def ts_case(draw, kind):
 def test_time_series_bands_match_duckdb(session, kind):
     seen = Counter()
 
-    @settings(max_examples=EXAMPLES or 5, deadline=None, suppress_health_check=list(HealthCheck))
+    # derandomized, as the other property tests of bands: the guard below counts rows over all
+    # examples, and with a fresh draw each run it failed on one draw (9 of 20 queries with rows)
+    @settings(max_examples=EXAMPLES or 5, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
     @given(sizes=st.tuples(st.sampled_from([12, 8, 0]), st.sampled_from([12, 4])), seed=st.integers(0, 2**32),
            cases=st.lists(ts_case(kind), min_size=QUERIES_PER_TABLES, max_size=QUERIES_PER_TABLES))
     def run(sizes, seed, cases):
