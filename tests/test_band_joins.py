@@ -396,7 +396,10 @@ QUERIES_PER_TABLES = 4
 def test_random_band_joins_match_duckdb(session):
     seen = Counter()
 
-    @settings(max_examples=EXAMPLES or 12, deadline=None, suppress_health_check=list(HealthCheck))
+    # derandomized, as the time-series test below: the guard after the run counts rows over
+    # all examples, and a fresh draw each run could fall under it by chance alone
+    @settings(max_examples=EXAMPLES or 12, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
     @given(tables=genomic_tables(), cases=st.lists(genomic_case(), min_size=QUERIES_PER_TABLES,
                                                    max_size=QUERIES_PER_TABLES))
     def run(tables, cases):

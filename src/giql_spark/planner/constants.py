@@ -22,8 +22,8 @@ DEFAULTS = {
     "fixed_jvm": 0.5,            # a Spark job with one shuffle, scheduling and start
     "fixed_python": 1.5,         # the same, plus Python workers and compiled kernels
     "fixed_binned": 0.1,         # the explode and its extra stage, over a plain join
-    # a k-nearest merge over a broadcast: the files' layout read when planning, an index per key
-    # in its task (measured at 100K a side: 0.8-1.0 s against 0.5 s)
+    # the extra fixed cost of a k-nearest merge over the broadcast: the files' layout read when
+    # planning, an index per key in its task (measured at 100K a side: 0.8-1.0 s against 0.5 s)
     "fixed_merge_nearest": 0.3,
     "row_scan": 1.5e-7,          # read and expand one row, no shuffle
     "row_shuffle": 1.25e-6,      # one expanded row through a shuffle

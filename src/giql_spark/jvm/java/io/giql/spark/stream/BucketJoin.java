@@ -16,7 +16,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.streaming.GroupState;
-import org.apache.spark.unsafe.types.UTF8String;
 
 import io.giql.spark.compat.UserErrors;
 
@@ -76,26 +75,6 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Long, Row, byte
     void lone(int side, byte[] row) {
       if (side == 0) emit(row, null);
       else emit(null, row);
-    }
-  }
-
-  /**
-   * A row's key as a {@code String}, made once per run of rows with the same key (the rows of a
-   * bucket come grouped by key when the streams are sorted) rather than once per row; equal
-   * keys get the same instance, so a unit can be recognised by reference.
-   */
-  static final class Keys {
-    private UTF8String bytes;
-    private String text;
-
-    String of(UnsafeRow r) {
-      if (r.isNullAt(KEY)) return null;
-      UTF8String b = r.getUTF8String(KEY);
-      if (!b.equals(bytes)) {
-        bytes = b.clone(); // b points into the row's bytes
-        text = bytes.toString();
-      }
-      return text;
     }
   }
 

@@ -44,7 +44,7 @@ final class Ticks implements MapPartitionsFunction<Row, Row> {
     Map<String, long[]> newest = new HashMap<>();
     UnsafeRow payload = new UnsafeRow(StreamRules.PAYLOAD);
     ArrayDeque<Row> copies = new ArrayDeque<>();
-    BucketJoin.Keys keys = new BucketJoin.Keys();
+    Keys keys = new Keys();
     return new Iterator<Row>() {
       private boolean any;
       private Iterator<Row> ticks;
