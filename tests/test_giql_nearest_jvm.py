@@ -68,3 +68,66 @@ def test_nearest_candidates_from_the_kernel_past_the_broadcast_limit(session, ch
         check(query, tables)
         plan = session.explain(query)
     assert "strategy: nearest-index" in plan and "broadcastMaxBytes" in plan, plan
+
+
+# -- the rows whole: each outer row's k nearest from the join, no ranking joined back --------
+
+
+@st.composite
+def well_formed_row(draw, name):
+    """A row the k-nearest join ranks as giql does (a NULL chromosome or strand pairs with
+    nothing, and stays allowed)."""
+    s = draw(coord)
+    chrom = draw(st.sampled_from(["chr1", "chr1", "chr2", "chr3", None]))
+    strand = draw(st.sampled_from(["+", "+", "-", None]))
+    return (chrom, s, s + draw(st.integers(1, 15)), name, 1.0, strand)
+
+
+@st.composite
+def rows_case(draw):
+    peaks = [draw(well_formed_row(f"p{i}")) for i in range(draw(st.integers(1, 12)))]
+    # outer rows repeated whole: each copy gets its own k nearest
+    peaks += draw(st.lists(st.sampled_from(peaks), max_size=3))
+    genes = Table(list({(r[0], r[1], r[2]): r for r in
+                        [draw(well_formed_row(f"g{i}")) for i in range(draw(st.integers(1, 20)))]}.values()))
+    k = draw(st.integers(1, 3))
+    opts = draw(st.sampled_from(["", ", stranded := true", ", signed := true", ", max_distance := 10",
+                                 ", stranded := true, signed := true"]))
+    select = draw(st.sampled_from(["a.name, b.name AS g, b.distance", "*", "a.*, b.*",
+                                   "a.name, b.start, b.distance"]))
+    query = (f"SELECT {select} FROM peaks a CROSS JOIN LATERAL "
+             f"NEAREST(genes, reference := a.interval, k := {k}{opts}) b")
+    return {"peaks": Table(peaks), "genes": genes}, query
+
+
+@SETTINGS
+@given(c=rows_case())
+def test_nearest_rows_from_the_join_without_the_join_back(session, check, c):
+    tables, query = c
+    check(query, tables)
+    plan = session.explain(query)
+    assert "nearest rows:" in plan and ("strategy: jvm_broadcast" in plan or "strategy: jvm_merge" in plan), plan
+
+
+@SETTINGS
+@given(c=case())
+def test_nearest_rows_with_rows_the_join_cannot_rank_join_the_ranking_back(session, check, c):
+    """Any NULL coordinate, zero-length or reversed interval, or strand '.' or '?' on either
+    side (the draws have them often): the rows come from giql's ranking joined back, which
+    the candidates feed; the answer is DuckDB's either way."""
+    tables, query = c
+    check(query, tables)
+    plan = session.explain(query)
+    assert "nearest rows:" in plan, plan
+    stranded = "stranded := true" in query
+    expected = any(_cannot_rank(r, stranded) for t in tables.values() for r in t.rows)
+    assert ("strategy: ranked" in plan) == expected, plan
+
+
+def _cannot_rank(r, stranded: bool) -> bool:
+    """A row that can pair (chromosome, and strand when stranded, set) whose distances are not
+    the gaps between closed hulls."""
+    chrom, start, end, strand = r[0], r[1], r[2], r[5]
+    if chrom is None or (stranded and strand is None):
+        return False
+    return start is None or end is None or end <= start or (stranded and strand in (".", "?"))

@@ -20,10 +20,11 @@ from giql_spark.language.rules.exists import exists_to_semi
 from giql_spark.language.rules.interval_join import extract_interval_joins
 from giql_spark.language.rules.nearest import extract_nearest
 from giql_spark.language.rules.nearest_keys import null_safe_nearest_keys
+from giql_spark.language.rules.nearest_rows import nearest_rows
 from giql_spark.language.rules.qualify import qualify
 from giql_spark.language.rules.stars import expand_star_replace
 from giql_spark.language.schema import RESULT, Schema
-from giql_spark.planner.nodes import IntervalJoin, Nearest
+from giql_spark.planner.nodes import IntervalJoin, Nearest, NearestRows
 from giql_spark.language.plan import plan
 
 COLS = ["chrom", "start", "end", "name", "score", "strand"]
@@ -56,7 +57,7 @@ def test_rules_run_in_the_documented_order():
     assert [r.__name__ for r in RULES] == ["refuse_unsupported", "read_hints", "expand_star_replace",
                                            "explicit_using_stars", "eliminate_star_qualify", "bind_tables", "exists_to_semi",
                                            "qualify", "null_safe_nearest_keys", "extract_nearest", "extract_interval_joins",
-                                           "extract_band_joins", "prune_ctes"]
+                                           "extract_band_joins", "nearest_rows", "prune_ctes"]
 
 
 CORRELATED_NEAREST = ("SELECT a.name, b.name AS g FROM peaks a CROSS JOIN LATERAL "
@@ -212,6 +213,35 @@ def test_nearest_becomes_a_candidate_node():
     (node,) = tree.meta[NODES]
     assert isinstance(node, Nearest) and node.spec.k == 3 and node.spec.stranded
     assert node.spec.target[1:4] == ("chrom", "start", "end")
+
+
+def test_nearest_joined_back_becomes_one_node_for_the_rows():
+    q = ("SELECT a.name, n.name AS g, n.distance FROM peaks a CROSS JOIN LATERAL "
+         "NEAREST(genes, reference := a.interval, k := 2, stranded := true) n")
+    tree = upto(nearest_rows, q)
+    cand, rows = tree.meta[NODES]
+    assert isinstance(cand, Nearest) and isinstance(rows, NearestRows)
+    assert rows.spec is cand.spec and rows.alias == "n" and rows.left.aliases == ["a"]
+    assert {v.replace("`", "") for v in rows.keys.values()} == {"a.chrom", "a.start", "a.end", "a.strand"}
+    # the statement reads the node alone: no ranking, no join back
+    out = sql(tree)
+    assert "ROW_NUMBER" not in out and " JOIN " not in out and rows.name in out
+    # the key equality is the join's own key; the fallback is giql's join back, over the candidates
+    assert rows.where is None or "chrom" not in rows.where
+    assert "ROW_NUMBER" in rows.fallback.sql and cand.name in rows.fallback.sql
+    assert [n.name for n in plan_nodes(tree)] == [cand.name, rows.name]
+
+
+@pytest.mark.parametrize("q", [
+    # the outer relation named as the targets: the node's rows could not hold both structs
+    "SELECT genes.name, n.name AS g FROM genes CROSS JOIN LATERAL NEAREST(genes, reference := genes.interval) n",
+    # a bare column would not resolve over the node's struct columns
+    "SELECT a.name, distance FROM peaks a CROSS JOIN LATERAL NEAREST(genes, reference := a.interval, k := 1) n",
+])
+def test_nearest_rows_leaves_other_shapes_to_the_join_back(q):
+    tree = upto(nearest_rows, q)
+    assert not any(isinstance(n, NearestRows) for n in tree.meta[NODES])
+    assert "ROW_NUMBER" in sql(tree)
 
 
 def test_ctes_only_a_replaced_join_read_are_dropped():

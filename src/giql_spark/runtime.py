@@ -22,8 +22,9 @@ from .joins import nearest
 from .joins.fields import prune
 from .planner import registry
 from .joins.spec import quote
+from .planner import choose as choose_mod
 from .planner.choose import choose, session_cluster
-from .planner.nodes import Built, Choice, IntervalJoin, Nearest, Node, Timing
+from .planner.nodes import Built, Choice, IntervalJoin, Nearest, NearestRows, Node, Timing
 from .language.plan import Plan
 from .planner.stats import SideStats, sides_stats
 from .planner.stats.spark import within_broadcast_limit
@@ -145,8 +146,14 @@ def _not_cutting_too_wide(node, left, right, options, ls, rs, unavailable, choic
     return choice
 
 
-def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_run: bool = False) -> DataFrame:
-    """The result of ``node`` by the chosen operator."""
+def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_run: bool = False,
+          fallback: Callable[[], DataFrame] | None = None) -> DataFrame:
+    """The result of ``node`` by the chosen operator; ``fallback``: a NearestRows node's join as
+    giql wrote it."""
+    if isinstance(node, NearestRows):
+        if choice.strategy == "ranked":
+            return fallback()
+        return nearest.rows(left, right, node, algo="merge" if choice.strategy == "jvm_merge" else "broadcast")
     if isinstance(node, Nearest):
         return nearest.candidates(left, right, node.spec, dry_run=dry_run, jvm=choice.strategy == "jvm_nearest")
     strategy = registry.get(choice.strategy)
@@ -155,8 +162,68 @@ def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_
     return strategy.join(left, right, node.spec, dry_run=dry_run, **choice.params)
 
 
+def nearest_choice(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull, k: int,
+                   stats_sides=None) -> Choice:
+    """The operator of a k-nearest join in the JVM: the merge of sorted Parquet files or the
+    broadcast index, whichever the cost model prices lower of those that can run it
+    (:func:`~giql_spark.planner.choose.choose_nearest`); its strategy is None where neither
+    can (no extension, files the merge cannot read and a right side too large to broadcast,
+    ``spark.giql.broadcastMaxBytes``, as the overlap joins).
+
+    ``stats_sides``: the two sides as ``(DataFrame, Interval)`` to read statistics from, where
+    ``left`` and ``right`` rename their files' columns (the footers know only the files' names).
+    Rows per chromosome are read (a sample, tier 2): a merge's tasks are whole chromosomes, and
+    without their count the model can only assume one task."""
+    from .joins import jvm
+    from .joins.spec import Interval
+
+    unavailable = {k_: v for k_, v in registry.unavailable(left.sparkSession).items() if k_ == "jvm_broadcast"}
+    if unavailable:
+        return Choice(None, reason=unavailable["jvm_broadcast"])
+    if not within_broadcast_limit(right):
+        unavailable["jvm_broadcast"] = "the right side is larger than spark.giql.broadcastMaxBytes"
+    why = jvm.nearest_merge_refusal(left, right, left_keys, left_hull, right_keys, right_hull)
+    if why:
+        unavailable["jvm_merge"] = why
+    stats = (None, None)
+    if len(unavailable) == 0:  # both can run it: the cost model picks
+        sides = stats_sides or [(left, Interval(left_keys[0], *left_hull)),
+                                (right, Interval(right_keys[0], *right_hull))]
+        stats = tuple(sides_stats(sides, tier=2))
+    choice = choose_mod.choose_nearest(k, *stats, unavailable, cluster=session_cluster(left.sparkSession))
+    choice.stats = stats
+    return choice
+
+
+def _rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice:
+    """The k-nearest join for a NEAREST's rows whole, or ``ranked`` (giql's join back) where a
+    row of either side is one the join cannot rank (see :func:`giql_spark.joins.nearest.rows`)."""
+    t0 = time.perf_counter()
+    off = left.sparkSession.conf.get("spark.giql.nearest.rows", "true").lower() == "false"
+    why = "spark.giql.nearest.rows is false" if off else nearest.rows_refusal(left, right, node)
+    if why is None:
+        choice = nearest_choice(*nearest.rows_sides(left, right, node), node.spec.k,
+                                stats_sides=nearest.rows_stats_sides(left, right, node))
+        if choice.strategy is None:
+            why = choice.reason
+        else:
+            choice.reason = (f"each outer row's {node.spec.k} nearest targets from the JVM k-nearest join "
+                             f"({'sorted-file merge' if choice.strategy == 'jvm_merge' else 'broadcast index'}"
+                             f"; {choice.reason}); no distinct references, ranking or join back")
+    if why is not None:
+        choice = Choice("ranked", reason=f"giql's ranking joined back to the outer rows ({why})")
+    choice.timing = Timing(time.perf_counter() - t0, 0.0)
+    return choice
+
+
 def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, read: ReadStats = read_stats,
-             always_stats: bool = False, dry_run: bool = False) -> Built:
+             always_stats: bool = False, dry_run: bool = False,
+             fallback: Callable[[], DataFrame] | None = None) -> Built:
+    if isinstance(node, NearestRows):
+        stream = left.isStreaming or right.isStreaming
+        choice = (Choice("ranked", reason="giql's ranking joined back to the outer rows (a side is a stream)")
+                  if stream else _rows_choice(node, left, right))
+        return Built(node, choice, build(node, left, right, choice, dry_run=dry_run, fallback=fallback))
     if left.isStreaming or right.isStreaming:  # no statistics can be read from a stream
         from .streaming.plan import run_node as run_streaming
 
@@ -181,7 +248,9 @@ def run(spark, plan: Plan, frames: dict[str, DataFrame], options: dict, *, read:
     for node in plan.nodes:
         left = node.left.df if node.left.df is not None else side(node.left.sql)
         right = node.right.df if node.right.df is not None else side(node.right.sql)
-        b = run_node(node, left, right, options, read=read, always_stats=always_stats, dry_run=dry_run)
+        fallback = (lambda n=node: side(n.fallback.sql)) if isinstance(node, NearestRows) else None
+        b = run_node(node, left, right, options, read=read, always_stats=always_stats, dry_run=dry_run,
+                     fallback=fallback)
         frames[node.name] = b.df
         built.append(b)
     return analyse(spark, plan.sql, frames), built

@@ -16,8 +16,9 @@ from pyspark.sql import DataFrame, SparkSession
 
 from . import runtime, spark_sql
 from .errors import GiqlSparkError, UnknownColumnError, UnknownTableError
+from .language.relations import placeholders
 from .language.schema import table_placeholder
-from .planner.nodes import Built, IntervalJoin
+from .planner.nodes import Built, IntervalJoin, NearestRows
 from .language.plan import Plan, plan
 from .planner.stats import sides_stats
 
@@ -353,8 +354,13 @@ class Session:
             out.append("Interval operators: none (runs as Spark SQL)")
         for what, why in p.unplanned.items():
             out.append(f"[-] {what}: runs as Spark plans it; no band: {why}")
+        # candidates read only by a nearest-rows node's join back, where the join runs instead
+        idle = {name for b in built if isinstance(b.node, NearestRows) and b.choice.strategy != "ranked"
+                for name in placeholders(b.node.fallback.sql)}
         for i, b in enumerate(built, 1):
             out.extend(_describe(i, b))
+            if b.node.name in idle:
+                out.append("    not run: only the join back of the nearest rows reads it, and the join runs instead")
             if analyze:
                 t0 = time.perf_counter()
                 rows = b.df.count()
@@ -398,6 +404,10 @@ def _describe(i: int, b: Built) -> list[str]:
             f"({', '.join(node.left.aliases)}) x ({', '.join(node.right.aliases)})"
         )
         lines.append(f"    condition: {s.describe()}")
+    elif isinstance(node, NearestRows):
+        s = node.spec
+        lines.append(f"[{i}] nearest rows: k={s.k}{' stranded' if s.stranded else ''} "
+                     f"({', '.join(node.left.aliases)}) with their nearest {s.target[0]} as {node.alias}")
     else:
         s = node.spec
         lines.append(f"[{i}] nearest: k={s.k}{' stranded' if s.stranded else ''} "

@@ -16,7 +16,6 @@ from ..errors import GiqlSparkError
 from ..planner import registry
 from ..joins.spec import JoinSpec, NearestSpec
 from ..planner.nodes import IntervalJoin, Nearest, Side
-from ..planner.stats.spark import within_broadcast_limit
 
 
 def strategy_options(strategy: str | None = None, **sizes) -> dict:
@@ -88,34 +87,11 @@ def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: di
 def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull,
                 k: int, max_gap: int | None, stats_sides=None) -> DataFrame | None:
     """The k-nearest join in the JVM (:func:`giql_spark.joins.jvm.nearest_join`, a left join)
-    on the merge of sorted Parquet files or the broadcast index, whichever the cost model
-    prices lower of those that can run it (:func:`~giql_spark.planner.choose.choose_nearest`),
-    or None where neither can: no extension, files the merge cannot read and a right side too
-    large to broadcast (``spark.giql.broadcastMaxBytes``, as the overlap joins).
-
-    ``stats_sides``: the two sides as ``(DataFrame, Interval)`` to read statistics from, where
-    ``left`` and ``right`` rename their files' columns (the footers know only the files' names).
-    Rows per chromosome are read (a sample, tier 2): a merge's tasks are whole chromosomes, and
-    without their count the model can only assume one task."""
+    on the operator :func:`giql_spark.runtime.nearest_choice` picks, or None where neither
+    the merge nor the broadcast can run it."""
     from ..joins import jvm
-    from ..joins.spec import Interval
-    from ..planner.choose import choose_nearest, session_cluster
-    from ..planner.stats import sides_stats
 
-    if "jvm_broadcast" in registry.unavailable(left.sparkSession):
-        return None
-    unavailable = {}
-    if not within_broadcast_limit(right):
-        unavailable["jvm_broadcast"] = "the right side is larger than spark.giql.broadcastMaxBytes"
-    why = jvm.nearest_merge_refusal(left, right, left_keys, left_hull, right_keys, right_hull)
-    if why:
-        unavailable["jvm_merge"] = why
-    stats = (None, None)
-    if len(unavailable) == 0:  # both can run it: the cost model picks
-        sides = stats_sides or [(left, Interval(left_keys[0], *left_hull)),
-                                (right, Interval(right_keys[0], *right_hull))]
-        stats = tuple(sides_stats(sides, tier=2))
-    choice = choose_nearest(k, *stats, unavailable, cluster=session_cluster(left.sparkSession))
+    choice = runtime.nearest_choice(left, right, left_keys, left_hull, right_keys, right_hull, k, stats_sides)
     if choice.strategy is None:
         return None
     algo = "merge" if choice.strategy == "jvm_merge" else "broadcast"

@@ -111,3 +111,129 @@ def _jvm_pairs(targets: DataFrame, refs: DataFrame, k: int, stranded: bool, t_na
     (rk, rhull), (tk, thull) = side(r), side(t)
     joined = nearest_join(refs.alias(r), targets.alias(t), rk, rhull, tk, thull, k, how="inner", ties=True)
     return joined.select(*[F.col(f"`{t}`.`{n}`") for n in t_names], *[F.col(f"`{r}`.`{n}`") for n in r_names])
+
+
+# -- a NEAREST's rows whole (planner.nodes.NearestRows) -----------------------------------------
+
+_R = {"chrom": "__gs_rchrom", "strand": "__gs_rstrand", "start": "__gs_rs", "end": "__gs_re"}
+_REF = "__gs_ref"
+
+
+def _ref_keyed(outer: DataFrame, node) -> DataFrame:
+    """The outer rows with their reference key as the JVM join reads it, and the reference
+    struct giql's candidates carry (the key fields, typed as the outer columns are)."""
+    _, chrom, start, end, strand = node.spec.reference
+    stranded = node.spec.stranded
+    e = lambda f: F.expr(node.keys[f])  # noqa: E731
+    return outer.withColumns({
+        _R["chrom"]: e(chrom).cast("string"),
+        _R["strand"]: e(strand).cast("string") if stranded and strand else F.lit(None).cast("string"),
+        _R["start"]: e(start).cast("long"),
+        _R["end"]: e(end).cast("long"),
+        _REF: F.struct(*[e(f).alias(f) for f in node.keys]),
+    })
+
+
+def _ref_ok(stranded: bool, well_formed: bool):
+    ok = F.col(_R["chrom"]).isNotNull()
+    if stranded:
+        ok = ok & F.col(_R["strand"]).isNotNull()
+    if well_formed:
+        ok = ok & F.col(_R["start"]).isNotNull() & F.col(_R["end"]).isNotNull() & (F.col(_R["start"]) < F.col(_R["end"]))
+        if stranded:
+            ok = ok & ~F.col(_R["strand"]).isin(".", "?")
+    return ok
+
+
+def _targets_keyed(targets: DataFrame, node) -> DataFrame:
+    t_alias, t_chrom, t_start, t_end, t_strand = node.spec.target
+    return _keyed(targets, t_alias, t_chrom, t_start, t_end, t_strand, node.spec.stranded)
+
+
+def rows_refusal(outer: DataFrame, targets: DataFrame, node) -> str | None:
+    """Why the k-nearest join cannot give a NEAREST's rows whole, or None when it can: a row
+    of either side that can pair (its chromosome, and strand when stranded, set) but whose
+    distances are not the gaps between closed hulls (a NULL coordinate, a zero-length or
+    reversed interval, a strand of '.' or '?'). giql ranks such rows by its own CASE, NULL
+    distances first; the candidates' kernel pairs them, with the ranking joined back. This
+    runs one small Spark job per side, which stops at the first such row."""
+    stranded = node.spec.stranded
+    refs = _ref_keyed(outer, node)
+    if not refs.where(_ref_ok(stranded, False) & ~F.coalesce(_ref_ok(stranded, True), F.lit(False))).isEmpty():
+        return "an outer row's reference interval has a NULL coordinate, no length or a strand the join cannot rank"
+    t = _targets_keyed(targets, node)
+    if not t.where(_keyed_ok(stranded) & ~F.coalesce(_well_formed(stranded), F.lit(False))).isEmpty():
+        return "a target has a NULL coordinate, no length or a strand the join cannot rank"
+    return None
+
+
+def rows_sides(outer: DataFrame, targets: DataFrame, node) -> tuple:
+    """The k-nearest join's arguments: (left, right, left keys, left hull, right keys, right hull)."""
+    r, t = "__gs_nr", "__gs_nt"
+    keys_r = [_R["chrom"], _R["strand"]] if node.spec.stranded else [_R["chrom"]]
+    keys_t = [CHROM, STRAND] if node.spec.stranded else [CHROM]
+    return (_ref_keyed(outer, node).where(_ref_ok(node.spec.stranded, True)).alias(r),
+            _targets_keyed(targets, node).where(_well_formed(node.spec.stranded)).alias(t),
+            [f"`{r}`.`{c}`" for c in keys_r], (f"`{r}`.`{_R['start']}`", f"`{r}`.`{_R['end']}` - 1"),
+            [f"`{t}`.`{c}`" for c in keys_t], (f"`{t}`.`{START}`", f"`{t}`.`{END}` - 1"))
+
+
+def rows_stats_sides(outer: DataFrame, targets: DataFrame, node) -> list:
+    """Both sides with their intervals over the columns their files know, for the statistics."""
+    from .spec import Interval
+
+    _, chrom, start, end, _ = node.spec.reference
+    t_alias, t_chrom, t_start, t_end, _ = node.spec.target
+    q = lambda c: f"`{t_alias}`.`{c}`"  # noqa: E731
+    return [(outer, Interval(node.keys[chrom], node.keys[start], node.keys[end])),
+            (targets, Interval(q(t_chrom), q(t_start), q(t_end)))]
+
+
+def _expand_stars(columns: list[str], df: DataFrame) -> list[str]:
+    """``x.*`` of a struct column spelled out as its fields (Spark expands a star over a
+    struct in a select list, not inside ``struct(...)``)."""
+    out = []
+    for c in columns:
+        name = c[:-2].strip("`") if c.endswith(".*") else None
+        if name is not None and name in df.columns:
+            out.extend(f"`{name}`.`{f.name}` AS `{f.name}`" for f in df.schema[name].dataType.fields)
+        else:
+            out.append(c)
+    return out
+
+
+def rows(outer: DataFrame, targets: DataFrame, node, algo: str) -> DataFrame:
+    """Each well-formed outer row with its k nearest targets, packed as giql's ranked
+    subquery packs them (:class:`~giql_spark.planner.nodes.NearestRows`), when
+    :func:`rows_refusal` found no row the join cannot rank.
+
+    For such rows giql's distance is the gap between closed hulls and its order
+    ``(|distance|, start, end)`` the join's (gap, lo, hi) (see the module's notes), so the
+    join's k nearest (exact ties at the k-th broken as ROW_NUMBER breaks them: any one) are
+    the rows giql's ranking keeps. The candidates' filter is applied after the join, as the
+    candidates path applies it before ranking: it keeps a distance cutoff's nearest rows. The
+    rank is 1 for k = 1, else each target's dense rank among its outer row's (an outer row
+    repeated gets the same targets, and ranks over the copies)."""
+    from pyspark.sql import Window
+
+    from .jvm import nearest_join
+
+    left, right, lk, lh, rk, rh = rows_sides(outer, targets, node)
+    r, t = "__gs_nr", "__gs_nt"
+    t_alias = node.spec.target[0]
+    ref_alias = node.spec.reference[0]
+    aliases = list(outer.columns)
+    joined = nearest_join(left, right, lk, lh, rk, rh, node.spec.k, how="inner", ties=False, algo=algo)
+    pairs = joined.select(*[F.col(f"`{r}`.`{a}`").alias(a) for a in aliases],
+                          F.col(f"`{t}`.`{t_alias}`").alias(t_alias), F.col(f"`{r}`.`{_REF}`").alias(ref_alias))
+    if node.where:
+        pairs = pairs.where(F.expr(node.where))
+    cand = pairs.select(*[F.col(f"`{a}`") for a in aliases],
+                        F.expr(f"struct({', '.join(_expand_stars(node.columns, pairs))})").alias(node.ranked_alias))
+    if node.spec.k == 1:
+        rank = F.lit(1)
+    else:
+        order = [F.expr(o) for o in node.order] + [F.col(f"`{node.ranked_alias}`")]
+        rank = F.dense_rank().over(Window.partitionBy(*[F.col(f"`{a}`") for a in aliases]).orderBy(*order))
+    fields = [F.col(f"`{node.ranked_alias}`.`{f.name}`") for f in cand.schema[node.ranked_alias].dataType.fields]
+    return cand.select(*[F.col(f"`{a}`") for a in aliases], F.struct(*fields, rank.alias(node.rank)).alias(node.alias))

@@ -188,6 +188,11 @@ def record(at: exp.Expression, node) -> None:
     at.root().meta.setdefault(NODES, []).append(node)
 
 
+def placeholders(sql: str) -> set[str]:
+    """The operator results ``sql`` reads."""
+    return set(_PLACEHOLDER.findall(sql or ""))
+
+
 def plan_nodes(tree: exp.Expression) -> list:
     """The nodes the statement needs, in the order they were made (a later
     node's side may read an earlier one's result). A node whose result
@@ -200,7 +205,7 @@ def plan_nodes(tree: exp.Expression) -> list:
         node = by_name.get(todo.pop())
         if node is None:
             continue
-        for side in (node.left, node.right):
+        for side in getattr(node, "sides", (node.left, node.right)):
             for name in _PLACEHOLDER.findall(side.sql or ""):
                 if name not in wanted:
                     wanted.add(name)

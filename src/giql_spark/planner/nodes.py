@@ -83,7 +83,48 @@ class Nearest:
         return {**self.left.scope, **self.right.scope}
 
 
-Node = IntervalJoin | Nearest
+@dataclass
+class NearestRows:
+    """A correlated NEAREST's rows whole: each row of ``left`` (the outer
+    relations) with its nearest targets (``right``), as giql's decorrelated
+    form joins them back, ``b`` packed as that form's subquery row.
+
+    giql ranks the candidates once per distinct reference key and joins the
+    ranked rows back to the outer rows on those keys (a shuffle for the
+    distinct, one for the ranking, two for the join back). Where every row of
+    both sides is well formed, each outer row's k nearest targets come instead
+    from the JVM k-nearest join, and the subquery's columns are computed on
+    them (:func:`giql_spark.joins.nearest.rows`); otherwise ``fallback``, the
+    join as giql wrote it, gives the result.
+    """
+
+    name: str
+    left: Side
+    right: Side
+    spec: NearestSpec
+    #: The reference key fields of the subquery and the outer expressions they are joined to.
+    keys: dict[str, str]
+    #: The subquery's alias in the statement (its row is packed under it).
+    alias: str
+    #: The candidates' select list and filter (SQL over the target and reference structs).
+    columns: list[str]
+    where: str | None
+    #: The rank column, the candidates' alias the ranking reads, and its order.
+    rank: str
+    ranked_alias: str
+    order: list[str]
+    fallback: Side
+
+    @property
+    def output(self) -> Fields:
+        return {**self.left.scope, self.alias: None}
+
+    @property
+    def sides(self) -> tuple[Side, ...]:
+        return self.left, self.right, self.fallback
+
+
+Node = IntervalJoin | Nearest | NearestRows
 
 
 @dataclass

@@ -21,6 +21,7 @@ from .hint import read_hints
 from .interval_join import extract_interval_joins
 from .nearest import extract_nearest
 from .nearest_keys import null_safe_nearest_keys
+from .nearest_rows import nearest_rows
 from .qualify import qualify
 from .qualify_filter import eliminate_star_qualify
 from .refuse import refuse_unsupported
@@ -40,6 +41,7 @@ RULES = (
     extract_nearest,         # correlated NEAREST -> Nearest node
     extract_interval_joins,  # interval joins -> IntervalJoin nodes
     extract_band_joins,      # joins whose condition bounds positions -> IntervalJoin nodes (band)
+    nearest_rows,            # NEAREST joined back to its outer rows -> NearestRows node
     prune_ctes,              # CTEs only replaced joins read -> dropped
 )
 
