@@ -157,6 +157,18 @@ def install_result(select: exp.Select, i: int, node) -> None:
     select.set("joins", rest or None)
 
 
+def qualify_stars(select: exp.Select, aliases: list[str]) -> None:
+    """A bare ``*`` of ``select`` as ``a.*, b.*, ...`` over ``aliases``: once the relations
+    are an operator's result, each alias is one struct column."""
+    out = []
+    for e in select.expressions:
+        if isinstance(e, exp.Star):
+            out.extend(exp.Column(this=exp.Star(), table=exp.to_identifier(a)) for a in aliases)
+        else:
+            out.append(e)
+    select.set("expressions", out)
+
+
 def each_select(tree: exp.Expression, step, schema: Schema) -> exp.Expression:
     """Apply ``step(select, schema)`` to every statement of ``tree``, deepest
     first (so what an outer statement reads is rewritten before it), until

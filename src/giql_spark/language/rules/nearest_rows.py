@@ -18,8 +18,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ...planner.nodes import Nearest, NearestRows, Side
-from ..relations import (NODE, aliases_of, and_, conjuncts, each_select, install_result, join_type, kept_for_spark, new_name, record,
-                         scope_nodes, side_sql, sides, spark)
+from ..relations import (NODE, aliases_of, and_, conjuncts, each_select, install_result, join_type, kept_for_spark, new_name,
+                         qualify_stars, record, scope_nodes, side_sql, sides, spark)
 from ..schema import Schema, relations
 from .band_join import UNPLANNED
 from ..target import NEAREST_TAG_META
@@ -103,17 +103,6 @@ def _bare_columns(select: exp.Select) -> bool:
     return False
 
 
-def _qualify_stars(select: exp.Select, aliases: list[str]) -> None:
-    """A bare ``*`` as ``a.*, b.*, ...``: over the result each alias is one struct column."""
-    out = []
-    for e in select.expressions:
-        if isinstance(e, exp.Star):
-            out.extend(exp.Column(this=exp.Star(), table=exp.to_identifier(a)) for a in aliases)
-        else:
-            out.append(e)
-    select.set("expressions", out)
-
-
 def _step(select: exp.Select, schema: Schema) -> bool:
     for i, join in enumerate(select.args.get("joins") or []):
         sub = join.this
@@ -148,7 +137,7 @@ def _step(select: exp.Select, schema: Schema) -> bool:
         )
         later = [a for j in (select.args.get("joins") or [])[i + 1:] if join_type(j) not in ("semi", "anti")
                  for a in aliases_of(j.this)]
-        _qualify_stars(select, [*laliases, alias, *later])
+        qualify_stars(select, [*laliases, alias, *later])
         # the band rule listed this join as left to Spark; it is not any more
         unplanned = select.root().meta.get(UNPLANNED, {})
         for what in [w for w in unplanned if w.endswith(f" x ({alias})")]:

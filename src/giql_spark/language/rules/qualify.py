@@ -15,7 +15,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ...errors import QueryError
-from ..relations import join_type, scope_nodes
+from ..relations import join_type, qualify_stars, scope_nodes
 from ..schema import Schema
 from .interval_join import joined_selects
 
@@ -60,13 +60,7 @@ def _qualify(select: exp.Select, schema: Schema) -> None:
     rest = [n for n in nodes if n.find_ancestor(exp.Order) is None]
     _qualify_columns(rest, visible)
     _qualify_columns(in_order, visible, skip=output_names)
-    stars = []
-    for e in select.expressions:
-        if isinstance(e, exp.Star):
-            stars.extend(exp.Column(this=exp.Star(), table=exp.to_identifier(a)) for a in visible)
-        else:
-            stars.append(e)
-    select.set("expressions", stars)
+    qualify_stars(select, list(visible))
 
 
 def qualify(tree: exp.Expression, schema: Schema) -> exp.Expression:
