@@ -26,7 +26,7 @@ from .planner import choose as choose_mod
 from .planner.choose import choose, session_cluster
 from .planner.nodes import Built, Choice, IntervalJoin, Nearest, NearestRows, Node, Timing
 from .language.plan import Plan
-from .planner.stats import SideStats, sides_stats
+from .planner.stats import SideStats, answers, sides_stats
 from .planner.stats.spark import within_broadcast_limit
 from .spark_sql import bound_sql, quiet_query_log
 
@@ -153,13 +153,18 @@ def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_
     if isinstance(node, NearestRows):
         if choice.strategy == "ranked":
             return fallback()
-        return nearest.rows(left, right, node, algo="merge" if choice.strategy == "jvm_merge" else "broadcast")
+        return nearest.rows(left, right, node, algo=NEAREST_ALGO[choice.strategy])
     if isinstance(node, Nearest):
         return nearest.candidates(left, right, node.spec, dry_run=dry_run, jvm=choice.strategy == "jvm_nearest")
     strategy = registry.get(choice.strategy)
     if strategy.python and node.fields:
         left, right = prune(left, node.fields), prune(right, node.fields)
     return strategy.join(left, right, node.spec, dry_run=dry_run, **choice.params)
+
+
+# the operator of :func:`giql_spark.joins.jvm.nearest_join` (its ``algo``) that a strategy of
+# :func:`nearest_choice` names
+NEAREST_ALGO = {"jvm_merge": "merge", "jvm_broadcast": "broadcast"}
 
 
 def nearest_choice(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull, k: int,
@@ -195,12 +200,22 @@ def nearest_choice(left: DataFrame, right: DataFrame, left_keys, left_hull, righ
     return choice
 
 
+def _rows_refusal(node: NearestRows, left: DataFrame, right: DataFrame) -> str | None:
+    """Why the k-nearest join cannot give a NEAREST's rows whole, or None: one Spark job per
+    side, which stops at the first row the join cannot rank; a side of local files found to
+    have none is not read again while its files are unchanged (:mod:`.planner.stats.answers`)."""
+    for side, rows, question, why in nearest.rows_malformed(left, right, node):
+        if answers.kept(side, question, lambda rows=rows: not rows.isEmpty()):
+            return why
+    return None
+
+
 def _rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice:
     """The k-nearest join for a NEAREST's rows whole, or ``ranked`` (giql's join back) where a
     row of either side is one the join cannot rank (see :func:`giql_spark.joins.nearest.rows`)."""
     t0 = time.perf_counter()
     off = left.sparkSession.conf.get("spark.giql.nearest.rows", "true").lower() == "false"
-    why = "spark.giql.nearest.rows is false" if off else nearest.rows_refusal(left, right, node)
+    why = "spark.giql.nearest.rows is false" if off else _rows_refusal(node, left, right)
     if why is None:
         choice = nearest_choice(*nearest.rows_sides(left, right, node), node.spec.k,
                                 stats_sides=nearest.rows_stats_sides(left, right, node))

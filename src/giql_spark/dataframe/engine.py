@@ -94,8 +94,8 @@ def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_k
     choice = runtime.nearest_choice(left, right, left_keys, left_hull, right_keys, right_hull, k, stats_sides)
     if choice.strategy is None:
         return None
-    algo = "merge" if choice.strategy == "jvm_merge" else "broadcast"
-    return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap, algo=algo)
+    return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap,
+                            algo=runtime.NEAREST_ALGO[choice.strategy])
 
 
 def nearest_candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec) -> DataFrame:

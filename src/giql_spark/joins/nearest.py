@@ -34,6 +34,9 @@ from .. import spark_version
 from .batch.nearest import CHROM, END, START, STRAND, nearest_group
 from .spec import NearestSpec
 
+# the aliases the JVM k-nearest join's two sides go by (references, targets)
+_NR, _NT = "__gs_nr", "__gs_nt"
+
 
 def _keyed(df: DataFrame, alias: str, chrom: str, start: str, end: str, strand: str | None, stranded: bool) -> DataFrame:
     col = lambda name: F.col(alias).getField(name)  # noqa: E731
@@ -69,24 +72,34 @@ def candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec, *, dry_ru
     keyed = _keyed_ok(stranded)
     good = _well_formed(stranded)
     t_good, r_good = tk.where(good), rk.where(good)
-    t_other = tk.where(keyed & ~F.coalesce(good, F.lit(False)))
-    r_other = rk.where(keyed & ~F.coalesce(good, F.lit(False)))
+    t_other, r_other = tk.where(_malformed(stranded)), rk.where(_malformed(stranded))
     pairs = _jvm_pairs(t_good, r_good, k, stranded, t_names, r_names)
     # only the groups the other rows are in reach the kernel
     rest = kernel(t_other, _in_groups(r_good, t_other)).unionByName(kernel(_in_groups(tk.where(keyed), r_other), r_other))
     return pairs.unionByName(rest)
 
 
-def _keyed_ok(stranded: bool):
-    """Rows whose group key can equal another's (a NULL chromosome or strand pairs with nothing)."""
-    ok = F.col(CHROM).isNotNull()
-    return ok & F.col(STRAND).isNotNull() if stranded else ok
+# the key columns :func:`_keyed` adds, by role
+_KEYED = {"chrom": CHROM, "strand": STRAND, "start": START, "end": END}
 
 
-def _well_formed(stranded: bool):
+def _keyed_ok(stranded: bool, cols: dict = _KEYED):
+    """Rows whose group key can equal another's (a NULL chromosome or strand pairs with nothing);
+    ``cols``: the key columns by role."""
+    ok = F.col(cols["chrom"]).isNotNull()
+    return ok & F.col(cols["strand"]).isNotNull() if stranded else ok
+
+
+def _well_formed(stranded: bool, cols: dict = _KEYED):
     """Rows whose distances are the gaps between closed hulls ``[start, end - 1]``."""
-    ok = _keyed_ok(stranded) & F.col(START).isNotNull() & F.col(END).isNotNull() & (F.col(START) < F.col(END))
-    return ok & ~F.col(STRAND).isin(".", "?") if stranded else ok
+    start, end = F.col(cols["start"]), F.col(cols["end"])
+    ok = _keyed_ok(stranded, cols) & start.isNotNull() & end.isNotNull() & (start < end)
+    return ok & ~F.col(cols["strand"]).isin(".", "?") if stranded else ok
+
+
+def _malformed(stranded: bool, cols: dict = _KEYED):
+    """Rows that can pair but are not well-formed (see :func:`_well_formed`)."""
+    return _keyed_ok(stranded, cols) & ~F.coalesce(_well_formed(stranded, cols), F.lit(False))
 
 
 def _in_groups(df: DataFrame, of: DataFrame) -> DataFrame:
@@ -102,7 +115,7 @@ def _jvm_pairs(targets: DataFrame, refs: DataFrame, k: int, stranded: bool, t_na
     with the k-th), by the JVM k-nearest join over the targets' index."""
     from .jvm import nearest_join
 
-    t, r = "__gs_nt", "__gs_nr"
+    t, r = _NT, _NR
     keys = [CHROM, STRAND] if stranded else [CHROM]
 
     def side(alias):
@@ -134,45 +147,36 @@ def _ref_keyed(outer: DataFrame, node) -> DataFrame:
     })
 
 
-def _ref_ok(stranded: bool, well_formed: bool):
-    ok = F.col(_R["chrom"]).isNotNull()
-    if stranded:
-        ok = ok & F.col(_R["strand"]).isNotNull()
-    if well_formed:
-        ok = ok & F.col(_R["start"]).isNotNull() & F.col(_R["end"]).isNotNull() & (F.col(_R["start"]) < F.col(_R["end"]))
-        if stranded:
-            ok = ok & ~F.col(_R["strand"]).isin(".", "?")
-    return ok
-
-
 def _targets_keyed(targets: DataFrame, node) -> DataFrame:
     t_alias, t_chrom, t_start, t_end, t_strand = node.spec.target
     return _keyed(targets, t_alias, t_chrom, t_start, t_end, t_strand, node.spec.stranded)
 
 
-def rows_refusal(outer: DataFrame, targets: DataFrame, node) -> str | None:
-    """Why the k-nearest join cannot give a NEAREST's rows whole, or None when it can: a row
-    of either side that can pair (its chromosome, and strand when stranded, set) but whose
-    distances are not the gaps between closed hulls (a NULL coordinate, a zero-length or
-    reversed interval, a strand of '.' or '?'). giql ranks such rows by its own CASE, NULL
-    distances first; the candidates' kernel pairs them, with the ranking joined back. This
-    runs one small Spark job per side, which stops at the first such row."""
+def rows_malformed(outer: DataFrame, targets: DataFrame, node) -> list[tuple[DataFrame, DataFrame, tuple, str]]:
+    """The rows of either side the k-nearest join cannot rank as giql does, as
+    ``(side, its such rows, a key of the question, why)``: rows that can pair (their
+    chromosome, and strand when stranded, set) but whose distances are not the gaps between
+    closed hulls (a NULL coordinate, a zero-length or reversed interval, a strand of '.' or
+    '?'). giql ranks such rows by its own CASE, NULL distances first; the candidates' kernel
+    pairs them, with the ranking joined back. Where neither side has one, :func:`rows`
+    gives the NEAREST's rows whole."""
     stranded = node.spec.stranded
-    refs = _ref_keyed(outer, node)
-    if not refs.where(_ref_ok(stranded, False) & ~F.coalesce(_ref_ok(stranded, True), F.lit(False))).isEmpty():
-        return "an outer row's reference interval has a NULL coordinate, no length or a strand the join cannot rank"
-    t = _targets_keyed(targets, node)
-    if not t.where(_keyed_ok(stranded) & ~F.coalesce(_well_formed(stranded), F.lit(False))).isEmpty():
-        return "a target has a NULL coordinate, no length or a strand the join cannot rank"
-    return None
+    return [
+        (outer, _ref_keyed(outer, node).where(_malformed(stranded, _R)),
+         ("nearest: malformed references", stranded, *node.keys.items()),
+         "an outer row's reference interval has a NULL coordinate, no length or a strand the join cannot rank"),
+        (targets, _targets_keyed(targets, node).where(_malformed(stranded)),
+         ("nearest: malformed targets", stranded, *node.spec.target),
+         "a target has a NULL coordinate, no length or a strand the join cannot rank"),
+    ]
 
 
 def rows_sides(outer: DataFrame, targets: DataFrame, node) -> tuple:
     """The k-nearest join's arguments: (left, right, left keys, left hull, right keys, right hull)."""
-    r, t = "__gs_nr", "__gs_nt"
+    r, t = _NR, _NT
     keys_r = [_R["chrom"], _R["strand"]] if node.spec.stranded else [_R["chrom"]]
     keys_t = [CHROM, STRAND] if node.spec.stranded else [CHROM]
-    return (_ref_keyed(outer, node).where(_ref_ok(node.spec.stranded, True)).alias(r),
+    return (_ref_keyed(outer, node).where(_well_formed(node.spec.stranded, _R)).alias(r),
             _targets_keyed(targets, node).where(_well_formed(node.spec.stranded)).alias(t),
             [f"`{r}`.`{c}`" for c in keys_r], (f"`{r}`.`{_R['start']}`", f"`{r}`.`{_R['end']}` - 1"),
             [f"`{t}`.`{c}`" for c in keys_t], (f"`{t}`.`{START}`", f"`{t}`.`{END}` - 1"))
@@ -205,7 +209,7 @@ def _expand_stars(columns: list[str], df: DataFrame) -> list[str]:
 def rows(outer: DataFrame, targets: DataFrame, node, algo: str) -> DataFrame:
     """Each well-formed outer row with its k nearest targets, packed as giql's ranked
     subquery packs them (:class:`~giql_spark.planner.nodes.NearestRows`), when
-    :func:`rows_refusal` found no row the join cannot rank.
+    :func:`rows_malformed` found no row the join cannot rank.
 
     For such rows giql's distance is the gap between closed hulls and its order
     ``(|distance|, start, end)`` the join's (gap, lo, hi) (see the module's notes), so the
@@ -219,7 +223,7 @@ def rows(outer: DataFrame, targets: DataFrame, node, algo: str) -> DataFrame:
     from .jvm import nearest_join
 
     left, right, lk, lh, rk, rh = rows_sides(outer, targets, node)
-    r, t = "__gs_nr", "__gs_nt"
+    r, t = _NR, _NT
     t_alias = node.spec.target[0]
     ref_alias = node.spec.reference[0]
     aliases = list(outer.columns)
