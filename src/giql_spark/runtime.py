@@ -26,6 +26,7 @@ from .planner import choose as choose_mod
 from .planner.choose import choose, session_cluster
 from .planner.nodes import Built, Choice, IntervalJoin, Nearest, NearestRows, Node, Timing
 from .language.plan import Plan
+from .language.relations import placeholders
 from .planner.stats import SideStats, answers, sides_stats
 from .planner.stats.spark import within_broadcast_limit
 from .spark_sql import bound_sql, quiet_query_log
@@ -153,7 +154,7 @@ def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_
     if isinstance(node, NearestRows):
         if choice.strategy == "ranked":
             return fallback()
-        return nearest.rows(left, right, node, algo=NEAREST_ALGO[choice.strategy])
+        return nearest.rows(left, right, node, algo=NEAREST_ALGO[choice.strategy], sides=choice.prepared)
     if isinstance(node, Nearest):
         return nearest.candidates(left, right, node.spec, dry_run=dry_run, jvm=choice.strategy == "jvm_nearest")
     strategy = registry.get(choice.strategy)
@@ -217,8 +218,9 @@ def _rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice
     off = left.sparkSession.conf.get("spark.giql.nearest.rows", "true").lower() == "false"
     why = "spark.giql.nearest.rows is false" if off else _rows_refusal(node, left, right)
     if why is None:
-        choice = nearest_choice(*nearest.rows_sides(left, right, node), node.spec.k,
-                                stats_sides=nearest.rows_stats_sides(left, right, node))
+        sides = nearest.rows_sides(left, right, node)
+        choice = nearest_choice(*sides[0], node.spec.k, stats_sides=nearest.rows_stats_sides(left, right, node))
+        choice.prepared = sides
         if choice.strategy is None:
             why = choice.reason
         else:
@@ -233,7 +235,9 @@ def _rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice
 
 def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, read: ReadStats = read_stats,
              always_stats: bool = False, dry_run: bool = False,
-             fallback: Callable[[], DataFrame] | None = None) -> Built:
+             fallback: Callable[[], DataFrame] | None = None, defer: bool = False) -> Built:
+    """``node`` chosen for and built; ``defer``: chosen now, built when its result is read
+    (:meth:`~giql_spark.planner.nodes.Built.frame`)."""
     if isinstance(node, NearestRows):
         stream = left.isStreaming or right.isStreaming
         choice = (Choice("ranked", reason="giql's ranking joined back to the outer rows (a side is a stream)")
@@ -244,6 +248,8 @@ def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, re
 
         return run_streaming(node, left, right, options, dry_run=dry_run)
     choice = choice_for(node, left, right, options, read=read, always_stats=always_stats)
+    if defer:
+        return Built(node, choice, None, make=lambda: build(node, left, right, choice, dry_run=dry_run))
     return Built(node, choice, build(node, left, right, choice, dry_run=dry_run))
 
 
@@ -259,13 +265,33 @@ def run(spark, plan: Plan, frames: dict[str, DataFrame], options: dict, *, read:
             analysed[sql] = analyse(spark, sql, frames)
         return analysed[sql]
 
-    built = []
+    built, deferred = [], {}
+    only_fallbacks = _read_by_fallbacks_alone(plan)
+
+    def fallback_of(node: NearestRows) -> DataFrame:
+        for name in placeholders(node.fallback.sql) & deferred.keys():
+            frames[name] = deferred.pop(name).frame()
+        return side(node.fallback.sql)
+
     for node in plan.nodes:
         left = node.left.df if node.left.df is not None else side(node.left.sql)
         right = node.right.df if node.right.df is not None else side(node.right.sql)
-        fallback = (lambda n=node: side(n.fallback.sql)) if isinstance(node, NearestRows) else None
+        fallback = (lambda n=node: fallback_of(n)) if isinstance(node, NearestRows) else None
         b = run_node(node, left, right, options, read=read, always_stats=always_stats, dry_run=dry_run,
-                     fallback=fallback)
-        frames[node.name] = b.df
+                     fallback=fallback, defer=node.name in only_fallbacks)
+        if b.df is None:
+            deferred[node.name] = b
+        else:
+            frames[node.name] = b.df
         built.append(b)
     return analyse(spark, plan.sql, frames), built
+
+
+def _read_by_fallbacks_alone(plan: Plan) -> set[str]:
+    """The nodes only a NEAREST rows node's join back reads (giql's ranked candidates): built
+    only if that node runs its join back, which it rarely does, so a query does not plan them
+    for nothing."""
+    fallbacks = set().union(*[placeholders(n.fallback.sql) for n in plan.nodes if isinstance(n, NearestRows)])
+    read = placeholders(plan.sql).union(*[placeholders(s.sql) for n in plan.nodes for s in (n.left, n.right)
+                                          if s.df is None])
+    return fallbacks - read

@@ -361,9 +361,9 @@ class Session:
             out.extend(_describe(i, b))
             if b.node.name in idle:
                 out.append("    not run: only the join back of the nearest rows reads it, and the join runs instead")
-            if analyze:
+            if analyze and b.node.name not in idle:
                 t0 = time.perf_counter()
-                rows = b.df.count()
+                rows = b.frame().count()
                 out.append(f"    actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s (this operator alone)")
         if analyze:
             t0 = time.perf_counter()

@@ -171,15 +171,50 @@ def rows_malformed(outer: DataFrame, targets: DataFrame, node) -> list[tuple[Dat
     ]
 
 
-def rows_sides(outer: DataFrame, targets: DataFrame, node) -> tuple:
-    """The k-nearest join's arguments: (left, right, left keys, left hull, right keys, right hull)."""
+def rows_sides(outer: DataFrame, targets: DataFrame, node) -> tuple[tuple, list, list]:
+    """The k-nearest join's arguments (left, right, left keys, left hull, right keys, right
+    hull), and how to rebuild each side's struct columns after the join (for :func:`rows`)."""
     r, t = _NR, _NT
     keys_r = [_R["chrom"], _R["strand"]] if node.spec.stranded else [_R["chrom"]]
     keys_t = [CHROM, STRAND] if node.spec.stranded else [CHROM]
-    return (_ref_keyed(outer, node).where(_well_formed(node.spec.stranded, _R)).alias(r),
-            _targets_keyed(targets, node).where(_well_formed(node.spec.stranded)).alias(t),
-            [f"`{r}`.`{c}`" for c in keys_r], (f"`{r}`.`{_R['start']}`", f"`{r}`.`{_R['end']}` - 1"),
-            [f"`{t}`.`{c}`" for c in keys_t], (f"`{t}`.`{START}`", f"`{t}`.`{END}` - 1"))
+    left, left_structs = _flat(_ref_keyed(outer, node).where(_well_formed(node.spec.stranded, _R)), "l")
+    right, right_structs = _flat(_targets_keyed(targets, node).where(_well_formed(node.spec.stranded)), "t")
+    return ((left.alias(r), right.alias(t),
+             [f"`{r}`.`{c}`" for c in keys_r], (f"`{r}`.`{_R['start']}`", f"`{r}`.`{_R['end']}` - 1"),
+             [f"`{t}`.`{c}`" for c in keys_t], (f"`{t}`.`{START}`", f"`{t}`.`{END}` - 1")),
+            left_structs, right_structs)
+
+
+def _flat(df: DataFrame, tag: str) -> tuple[DataFrame, list]:
+    """``df`` with each struct column as one column per field, and per struct column
+    ``(name, [(field, flat column)], NULL flag column or None)`` to rebuild it.
+
+    The sides of giql's relations are one struct per alias. Built below the JVM join and
+    read field by field above it, each struct was packed for every row of both sides, and
+    Spark's optimizer cannot see through the join to drop it. Flat, the projection below
+    the join is plain columns of the scan, and the struct rebuilt above it is taken apart
+    again by the optimizer where only its fields are read."""
+    cols, structs = [], []
+    for i, f in enumerate(df.schema.fields):
+        if not isinstance(f.dataType, StructType):
+            cols.append(F.col(f"`{f.name}`"))
+            continue
+        fields = [(g.name, f"__gs_{tag}{i}_{j}") for j, g in enumerate(f.dataType.fields)]
+        cols += [F.col(f"`{f.name}`").getField(g).alias(n) for g, n in fields]
+        flag = f"__gs_{tag}{i}_null" if f.nullable else None  # a NULL struct is not one of NULLs
+        if flag:
+            cols.append(F.col(f"`{f.name}`").isNull().alias(flag))
+        structs.append((f.name, fields, flag))
+    return df.select(*cols), structs
+
+
+def _rebuilt(side: str, structs: list) -> dict:
+    """The struct columns :func:`_flat` took apart, by name, from the joined side ``side``."""
+    out = {}
+    for name, fields, flag in structs:
+        packed = F.struct(*[F.col(f"`{side}`.`{n}`").alias(g) for g, n in fields])
+        out[name] = F.when(~F.col(f"`{side}`.`{flag}`"), packed) if flag else packed
+    return out
 
 
 def rows_stats_sides(outer: DataFrame, targets: DataFrame, node) -> list:
@@ -206,7 +241,7 @@ def _expand_stars(columns: list[str], df: DataFrame) -> list[str]:
     return out
 
 
-def rows(outer: DataFrame, targets: DataFrame, node, algo: str) -> DataFrame:
+def rows(outer: DataFrame, targets: DataFrame, node, algo: str, sides: tuple | None = None) -> DataFrame:
     """Each well-formed outer row with its k nearest targets, packed as giql's ranked
     subquery packs them (:class:`~giql_spark.planner.nodes.NearestRows`), when
     :func:`rows_malformed` found no row the join cannot rank.
@@ -217,19 +252,21 @@ def rows(outer: DataFrame, targets: DataFrame, node, algo: str) -> DataFrame:
     the rows giql's ranking keeps. The candidates' filter is applied after the join, as the
     candidates path applies it before ranking: it keeps a distance cutoff's nearest rows. The
     rank is 1 for k = 1, else each target's dense rank among its outer row's (an outer row
-    repeated gets the same targets, and ranks over the copies)."""
+    repeated gets the same targets, and ranks over the copies). ``sides``: what
+    :func:`rows_sides` returned for these, if it was called."""
     from pyspark.sql import Window
 
     from .jvm import nearest_join
 
-    left, right, lk, lh, rk, rh = rows_sides(outer, targets, node)
+    (left, right, lk, lh, rk, rh), left_structs, right_structs = sides or rows_sides(outer, targets, node)
     r, t = _NR, _NT
     t_alias = node.spec.target[0]
     ref_alias = node.spec.reference[0]
     aliases = list(outer.columns)
     joined = nearest_join(left, right, lk, lh, rk, rh, node.spec.k, how="inner", ties=False, algo=algo)
-    pairs = joined.select(*[F.col(f"`{r}`.`{a}`").alias(a) for a in aliases],
-                          F.col(f"`{t}`.`{t_alias}`").alias(t_alias), F.col(f"`{r}`.`{_REF}`").alias(ref_alias))
+    lcols, tcols = _rebuilt(r, left_structs), _rebuilt(t, right_structs)
+    pairs = joined.select(*[lcols.get(a, F.col(f"`{r}`.`{a}`")).alias(a) for a in aliases],
+                          tcols[t_alias].alias(t_alias), lcols[_REF].alias(ref_alias))
     if node.where:
         pairs = pairs.where(F.expr(node.where))
     cand = pairs.select(*[F.col(f"`{a}`") for a in aliases],

@@ -10,7 +10,7 @@ node a :class:`Choice`; the runtime builds its result.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..joins.spec import JoinSpec, NearestSpec
 
@@ -154,6 +154,8 @@ class Choice:
     timing: Timing | None = None
     #: Further lines for EXPLAIN (a streaming join's state, order contract and metrics).
     notes: list = field(default_factory=list)
+    #: What choosing built that building reuses (a NEAREST rows node's two join sides), or None.
+    prepared: object = None
 
 
 @dataclass
@@ -162,4 +164,12 @@ class Built:
 
     node: Node
     choice: Choice
-    df: DataFrame
+    #: None while the result is left to be built when something reads it (:meth:`frame`)
+    df: DataFrame | None
+    make: Callable[[], DataFrame] | None = None
+
+    def frame(self) -> DataFrame:
+        """The node's result, built now if it was left for when something reads it."""
+        if self.df is None and self.make is not None:
+            self.df, self.make = self.make(), None
+        return self.df
