@@ -131,3 +131,19 @@ def _cannot_rank(r, stranded: bool) -> bool:
     if chrom is None or (stranded and strand is None):
         return False
     return start is None or end is None or end <= start or (stranded and strand in (".", "?"))
+
+
+def test_explain_analyze_runs_the_candidates_only_where_the_join_back_reads_them(session):
+    genes = [("chr1", 30, 35, "g1", 1.0, "+"), ("chr1", 70, 90, "g2", 1.0, "+")]
+    peaks = [("chr1", 10, 20, "p1", 1.0, "+"), ("chr1", 50, 60, "p2", 1.0, "-")]
+    query = ("SELECT a.name, b.name AS g, b.distance FROM peaks a CROSS JOIN LATERAL "
+             "NEAREST(genes, reference := a.interval, k := 1) b")
+    for extra, ranked in (([], False), ([("chr1", 55, 55, "g3", 1.0, "+")], True)):
+        for name, rows in (("peaks", peaks), ("genes", genes + extra)):
+            t = Table(rows)
+            session.register(name, session.spark.createDataFrame(t.rows, t.schema))
+        plan = session.explain(query, analyze=True)
+        candidates, rows_node = plan.split("[1] nearest:")[1].split("[2] nearest rows:")
+        assert ("strategy: ranked" in rows_node) == ranked, plan
+        assert ("not run:" in candidates) == (not ranked) and ("actual:" in candidates) == ranked, plan
+        assert "actual: 2 rows" in rows_node, plan
