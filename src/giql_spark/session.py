@@ -16,7 +16,6 @@ from pyspark.sql import DataFrame, SparkSession
 
 from . import runtime, spark_sql
 from .errors import GiqlSparkError, UnknownColumnError, UnknownTableError
-from .language.relations import placeholders
 from .language.schema import table_placeholder
 from .planner.nodes import Built, IntervalJoin, NearestRows
 from .language.plan import Plan, plan
@@ -354,16 +353,15 @@ class Session:
             out.append("Interval operators: none (runs as Spark SQL)")
         for what, why in p.unplanned.items():
             out.append(f"[-] {what}: runs as Spark plans it; no band: {why}")
-        # candidates read only by a nearest-rows node's join back, where the join runs instead
-        idle = {name for b in built if isinstance(b.node, NearestRows) and b.choice.strategy != "ranked"
-                for name in placeholders(b.node.fallback.sql)}
         for i, b in enumerate(built, 1):
             out.extend(_describe(i, b))
-            if b.node.name in idle:
+            # left unbuilt: candidates only a nearest-rows node's join back reads, and the join runs
+            idle = b.df is None
+            if idle:
                 out.append("    not run: only the join back of the nearest rows reads it, and the join runs instead")
-            if analyze and b.node.name not in idle:
+            if analyze and not idle:
                 t0 = time.perf_counter()
-                rows = b.frame().count()
+                rows = b.df.count()
                 out.append(f"    actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s (this operator alone)")
         if analyze:
             t0 = time.perf_counter()
