@@ -26,6 +26,8 @@ and the other references with every target.
 
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
@@ -173,16 +175,71 @@ def rows_malformed(outer: DataFrame, targets: DataFrame, node) -> list[tuple[Dat
 
 def rows_sides(outer: DataFrame, targets: DataFrame, node) -> tuple[tuple, list, list]:
     """The k-nearest join's arguments (left, right, left keys, left hull, right keys, right
-    hull), and how to rebuild each side's struct columns after the join (for :func:`rows`)."""
+    hull), and how to rebuild each side's struct columns after the join (for :func:`rows`).
+
+    A key that is a field of a side's struct, of the type the join reads, is that field's flat
+    column: each row crosses the join with its chromosome and bounds once, not once more as
+    the key and once more in the reference struct."""
     r, t = _NR, _NT
-    keys_r = [_R["chrom"], _R["strand"]] if node.spec.stranded else [_R["chrom"]]
-    keys_t = [CHROM, STRAND] if node.spec.stranded else [CHROM]
-    left, left_structs = _flat(_ref_keyed(outer, node).where(_well_formed(node.spec.stranded, _R)), "l")
-    right, right_structs = _flat(_targets_keyed(targets, node).where(_well_formed(node.spec.stranded)), "t")
+    stranded = node.spec.stranded
+    _, chrom, start, end, strand = node.spec.reference
+    roles = {"chrom": (chrom, "string"), "start": (start, "bigint"), "end": (end, "bigint")}
+    if stranded:
+        roles["strand"] = (strand, "string")
+    left, left_structs, lcols = _flat_keyed(
+        outer, "l", {role: (f and node.keys[f], want) for role, (f, want) in roles.items()},
+        {_REF: list(node.keys.items())})
+    t_alias, t_chrom, t_start, t_end, t_strand = node.spec.target
+    troles = {"chrom": (t_chrom, "string"), "start": (t_start, "bigint"), "end": (t_end, "bigint")}
+    if stranded:
+        troles["strand"] = (t_strand, "string")
+    right, right_structs, tcols = _flat_keyed(
+        targets, "t", {role: (f and f"`{t_alias}`.`{f}`", want) for role, (f, want) in troles.items()}, {})
+    left = left.where(_well_formed(stranded, lcols))
+    right = right.where(_well_formed(stranded, tcols))
+    keys = ["chrom", "strand"] if stranded else ["chrom"]
     return ((left.alias(r), right.alias(t),
-             [f"`{r}`.`{c}`" for c in keys_r], (f"`{r}`.`{_R['start']}`", f"`{r}`.`{_R['end']}` - 1"),
-             [f"`{t}`.`{c}`" for c in keys_t], (f"`{t}`.`{START}`", f"`{t}`.`{END}` - 1")),
+             [f"`{r}`.`{lcols[c]}`" for c in keys], (f"`{r}`.`{lcols['start']}`", f"`{r}`.`{lcols['end']}` - 1"),
+             [f"`{t}`.`{tcols[c]}`" for c in keys], (f"`{t}`.`{tcols['start']}`", f"`{t}`.`{tcols['end']}` - 1")),
             left_structs, right_structs)
+
+
+_FIELD = re.compile(r"^`?([^`.]+)`?\.`?([^`.]+)`?$")
+
+
+def _flat_keyed(df: DataFrame, tag: str, roles: dict, packs: dict) -> tuple[DataFrame, list, dict]:
+    """``df`` flat (:func:`_flat`) with a column per key role, and how to rebuild its structs.
+
+    ``roles``: role -> (SQL expression, or None for a NULL column; the type the join reads it
+    as); ``packs``: the name of a struct to rebuild above the join -> its (field, SQL
+    expression). An expression that is a struct field (``alias.field``) of the right type is
+    read from that field's flat column; any other is computed below the join in a column of
+    its own. Returns the flat frame, the structs to rebuild (with ``packs``) and each role's
+    column name."""
+    fields = {(f.name, g.name): g.dataType.simpleString() for f in df.schema.fields
+              if isinstance(f.dataType, StructType) for g in f.dataType.fields}
+
+    def field(expr: str | None, want: str | None):
+        m = expr and _FIELD.match(expr.strip())
+        hit = m and (m.group(1), m.group(2))
+        return hit if hit in fields and (want is None or fields[hit] == want) else None
+
+    added, named = {}, {}
+    for role, (expr, want) in roles.items():
+        if not field(expr, want):
+            named[role] = f"__gs_{tag}k_{role}"
+            added[named[role]] = (F.expr(expr) if expr else F.lit(None)).cast(want)
+    for name, members in packs.items():
+        for i, (_, expr) in enumerate(members):
+            if not field(expr, None):
+                added[f"__gs_{tag}p_{name}_{i}"] = F.expr(expr)
+    flat, structs = _flat(df.withColumns(added) if added else df, tag)
+    at = {(name, g): col for name, members, _ in structs for g, col in members}
+    cols = {role: named.get(role) or at[field(expr, want)] for role, (expr, want) in roles.items()}
+    for name, members in packs.items():
+        structs.append((name, [(f, at[field(expr, None)] if field(expr, None) else f"__gs_{tag}p_{name}_{i}")
+                               for i, (f, expr) in enumerate(members)], None))
+    return flat, structs, cols
 
 
 def _flat(df: DataFrame, tag: str) -> tuple[DataFrame, list]:
