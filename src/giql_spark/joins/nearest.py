@@ -130,28 +130,33 @@ def _jvm_pairs(targets: DataFrame, refs: DataFrame, k: int, stranded: bool, t_na
 
 # -- a NEAREST's rows whole (planner.nodes.NearestRows) -----------------------------------------
 
-_R = {"chrom": "__gs_rchrom", "strand": "__gs_rstrand", "start": "__gs_rs", "end": "__gs_re"}
 _REF = "__gs_ref"
 
 
-def _ref_keyed(outer: DataFrame, node) -> DataFrame:
-    """The outer rows with their reference key as the JVM join reads it, and the reference
-    struct giql's candidates carry (the key fields, typed as the outer columns are)."""
-    _, chrom, start, end, strand = node.spec.reference
+def _roles(node) -> tuple[dict, dict]:
+    """The join's key roles of the outer rows (over their reference key) and of the targets,
+    as :func:`_flat_keyed` takes them: role -> (SQL expression or None, the type read)."""
     stranded = node.spec.stranded
-    e = lambda f: F.expr(node.keys[f])  # noqa: E731
-    return outer.withColumns({
-        _R["chrom"]: e(chrom).cast("string"),
-        _R["strand"]: e(strand).cast("string") if stranded and strand else F.lit(None).cast("string"),
-        _R["start"]: e(start).cast("long"),
-        _R["end"]: e(end).cast("long"),
-        _REF: F.struct(*[e(f).alias(f) for f in node.keys]),
-    })
-
-
-def _targets_keyed(targets: DataFrame, node) -> DataFrame:
+    _, chrom, start, end, strand = node.spec.reference
     t_alias, t_chrom, t_start, t_end, t_strand = node.spec.target
-    return _keyed(targets, t_alias, t_chrom, t_start, t_end, t_strand, node.spec.stranded)
+
+    def of(chrom, start, end, strand, expr):
+        roles = {"chrom": (chrom, "string"), "start": (start, "bigint"), "end": (end, "bigint")}
+        if stranded:
+            roles["strand"] = (strand, "string")
+        return {role: (f and expr(f), want) for role, (f, want) in roles.items()}
+
+    return (of(chrom, start, end, strand, lambda f: node.keys[f]),
+            of(t_chrom, t_start, t_end, t_strand, lambda f: f"`{t_alias}`.`{f}`"))
+
+
+def _sides_keyed(outer: DataFrame, targets: DataFrame, node) -> tuple:
+    """Both sides flat with their key roles: ``(outer, its structs, its roles' columns,
+    targets, theirs, theirs)``; the outer's structs include the reference struct ``_REF``."""
+    lroles, troles = _roles(node)
+    left, left_structs, lcols = _flat_keyed(outer, "l", lroles, {_REF: list(node.keys.items())})
+    right, right_structs, tcols = _flat_keyed(targets, "t", troles, {})
+    return left, left_structs, lcols, right, right_structs, tcols
 
 
 def rows_malformed(outer: DataFrame, targets: DataFrame, node) -> list[tuple[DataFrame, DataFrame, tuple, str]]:
@@ -163,11 +168,12 @@ def rows_malformed(outer: DataFrame, targets: DataFrame, node) -> list[tuple[Dat
     pairs them, with the ranking joined back. Where neither side has one, :func:`rows`
     gives the NEAREST's rows whole."""
     stranded = node.spec.stranded
+    left, _, lcols, right, _, tcols = _sides_keyed(outer, targets, node)
     return [
-        (outer, _ref_keyed(outer, node).where(_malformed(stranded, _R)),
+        (outer, left.where(_malformed(stranded, lcols)),
          ("nearest: malformed references", stranded, *node.keys.items()),
          "an outer row's reference interval has a NULL coordinate, no length or a strand the join cannot rank"),
-        (targets, _targets_keyed(targets, node).where(_malformed(stranded)),
+        (targets, right.where(_malformed(stranded, tcols)),
          ("nearest: malformed targets", stranded, *node.spec.target),
          "a target has a NULL coordinate, no length or a strand the join cannot rank"),
     ]
@@ -182,19 +188,7 @@ def rows_sides(outer: DataFrame, targets: DataFrame, node) -> tuple[tuple, list,
     the key and once more in the reference struct."""
     r, t = _NR, _NT
     stranded = node.spec.stranded
-    _, chrom, start, end, strand = node.spec.reference
-    roles = {"chrom": (chrom, "string"), "start": (start, "bigint"), "end": (end, "bigint")}
-    if stranded:
-        roles["strand"] = (strand, "string")
-    left, left_structs, lcols = _flat_keyed(
-        outer, "l", {role: (f and node.keys[f], want) for role, (f, want) in roles.items()},
-        {_REF: list(node.keys.items())})
-    t_alias, t_chrom, t_start, t_end, t_strand = node.spec.target
-    troles = {"chrom": (t_chrom, "string"), "start": (t_start, "bigint"), "end": (t_end, "bigint")}
-    if stranded:
-        troles["strand"] = (t_strand, "string")
-    right, right_structs, tcols = _flat_keyed(
-        targets, "t", {role: (f and f"`{t_alias}`.`{f}`", want) for role, (f, want) in troles.items()}, {})
+    left, left_structs, lcols, right, right_structs, tcols = _sides_keyed(outer, targets, node)
     left = left.where(_well_formed(stranded, lcols))
     right = right.where(_well_formed(stranded, tcols))
     keys = ["chrom", "strand"] if stranded else ["chrom"]
