@@ -218,7 +218,7 @@ def _flat_keyed(df: DataFrame, tag: str, roles: dict, packs: dict) -> tuple[Data
         hit = m and (m.group(1), m.group(2))
         return hit if hit in fields and (want is None or fields[hit] == want) else None
 
-    added, named = {}, {}
+    added, named, packed = {}, {}, {}
     for role, (expr, want) in roles.items():
         if not field(expr, want):
             named[role] = f"__gs_{tag}k_{role}"
@@ -226,12 +226,13 @@ def _flat_keyed(df: DataFrame, tag: str, roles: dict, packs: dict) -> tuple[Data
     for name, members in packs.items():
         for i, (_, expr) in enumerate(members):
             if not field(expr, None):
-                added[f"__gs_{tag}p_{name}_{i}"] = F.expr(expr)
+                packed[name, i] = f"__gs_{tag}p_{name}_{i}"
+                added[packed[name, i]] = F.expr(expr)
     flat, structs = _flat(df.withColumns(added) if added else df, tag)
     at = {(name, g): col for name, members, _ in structs for g, col in members}
     cols = {role: named.get(role) or at[field(expr, want)] for role, (expr, want) in roles.items()}
     for name, members in packs.items():
-        structs.append((name, [(f, at[field(expr, None)] if field(expr, None) else f"__gs_{tag}p_{name}_{i}")
+        structs.append((name, [(f, packed.get((name, i)) or at[field(expr, None)])
                                for i, (f, expr) in enumerate(members)], None))
     return flat, structs, cols
 
