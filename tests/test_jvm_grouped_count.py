@@ -68,13 +68,13 @@ def run_grouped(spark, join, select, group, *, residual=None, opts="", per_row=T
     return plan
 
 
-@pytest.fixture(params=[None, "24"], ids=["chromosomes", "ranges"])
+@pytest.fixture(params=["1", "24"], ids=["chromosomes", "ranges"])
 def merge_tasks(jspark, request):
-    """The merge's tasks: Spark's default parallelism, or more tasks than chromosomes, so that
-    chromosomes are cut into ranges of positions."""
-    if request.param:
-        jspark.conf.set("spark.giql.merge.tasks", request.param)
-    yield request.param
+    """The merge's tasks: one (whole chromosomes: a task boundary is what cuts one), or more
+    tasks than chromosomes, so that chromosomes are cut into ranges of positions. Yields
+    whether there are ranges."""
+    jspark.conf.set("spark.giql.merge.tasks", request.param)
+    yield request.param != "1"
     jspark.conf.unset("spark.giql.merge.tasks")
 
 

@@ -9,6 +9,7 @@ are under the test's control.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import pyarrow as pa
@@ -508,5 +509,32 @@ def test_busy_chromosome_cut_into_ranges(jspark, tmp_path, seed):
                                    lo_hi=lo_hi)
                 assert "ranges of a key" in fast._jdf.queryExecution().executedPlan().toString()
                 run_both(jspark, how, select="count(*)", lo_hi=lo_hi)
+    finally:
+        jspark.conf.unset("spark.giql.merge.tasks")
+
+
+@pytest.mark.parametrize("tasks", [5, 7, 13])
+def test_tasks_are_equal_runs_across_chromosome_ends(jspark, tmp_path, tasks):
+    """The tasks cut the genome's order into equal runs: a chromosome is cut where a task's run
+    ends inside it, whatever its size, so a task holds the end of one chromosome, whole ones
+    and the start of the next, and no task carries much more than its share (chromosomes of
+    50%, 20%, 12%, 8%, 6% and 4% of the rows; row groups of 25 rows); the answers are the
+    oracle's."""
+    weights = {"c1": 50, "c2": 20, "c3": 12, "c9": 8, "c10": 6, "c11": 4}
+    chroms = [c for c, w in weights.items() for _ in range(w)]
+    rows = []
+    for seed in (71, 72):
+        part = gen(seed, 2400, chroms=chroms, span=20_000, null_rate=0.0, reversed_rate=0.0)
+        rows.append(sort_rows(part, list(weights)))
+    load(jspark, tmp_path, rows[0], rows[1], row_groups=(25, 25), files=(2, 1))
+    jspark.conf.set("spark.giql.merge.tasks", str(tasks))
+    try:
+        for how in ("inner", "left"):
+            run_both(jspark, how, residual="a.s < b.e AND b.s < a.e")
+        fast, _ = run_both(jspark, "inner", select="count(*)")
+        plan = fast._jdf.queryExecution().executedPlan().toString()
+        assert f"{tasks} tasks" in plan and "ranges of a key" in plan, plan
+        largest = float(re.search(r"the largest task ([\d.]+)% of the rows", plan).group(1))
+        assert largest <= 100 / tasks * 1.25, plan
     finally:
         jspark.conf.unset("spark.giql.merge.tasks")

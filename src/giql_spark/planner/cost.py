@@ -43,8 +43,8 @@ The terms are seconds on the machine the constants were fitted on, with its
 its time on the cluster the query gets (:class:`Cluster`): the driver's terms
 (``fixed``, a broadcast's ``build``) as they are, the rest as work in
 task-seconds spread over the strategy's tasks, of which the longest bounds the
-stage (a merge task holds whole chromosomes; a bin or tile of a dense region
-is one task's), plus a launch overhead per wave of tasks. The estimate is the
+stage (a merge task holds a run of the genome, no finer than its ranges of
+row groups; a bin or tile of a dense region is one task's), plus a launch overhead per wave of tasks. The estimate is the
 makespan ``serial + overhead * waves + max(longest task, work / cores)``.
 """
 
@@ -231,26 +231,34 @@ def layout(est: Estimate, sh: Shape, cl: Cluster, c: dict) -> tuple[int, float, 
     return tasks, max(1.0 / tasks, _densest(sh, size)), 0.0
 
 
-#: As the merge join's planner (``merge/Ranges.java``): a chromosome heavier than 1.25 tasks' share
-#: is cut into ranges of a share each, at most this many per left row group it spans.
+#: As the merge join's planner (``merge/Ranges.java``): a chromosome is cut where a task boundary
+#: falls inside it, into at most this many ranges per left row group it spans...
 RANGES_PER_GROUP = 4
+#: ...and not where the boundary is within this share of a task of the chromosome's end.
+RANGES_EDGE = 0.1
 
 
 def merge_ranges(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     """The merge join's tasks on ``cl`` (one per core, ``spark.giql.merge.tasks``), the longest
-    one's share of the work, and the rows its ranges read again: a busy chromosome is cut into
-    ranges of positions, each of which reads whole row groups (about one more a side than its
-    own rows fill)."""
+    one's share of the work, and the rows its ranges read again. The tasks are equal runs of the
+    genome's order, a chromosome cut into ranges of positions where a run ends inside it; each
+    range reads whole row groups (about one more a side than its own rows fill)."""
     rows = sh.chrom_left + sh.chrom_right
+    if not len(rows):
+        return 1, 1.0, 0.0
     total = max(float(rows.sum()), 1.0)
     cores = max(1, cl.cores)
     share = total / cores
     group = sh.left_group_rows or sh.right_group_rows or DEFAULT_GROUP_ROWS
     cap = RANGES_PER_GROUP * np.maximum(1.0, np.ceil(sh.chrom_left / group))
-    pieces = np.where(rows > 1.25 * share, np.minimum(np.ceil(rows / share), cap), 1.0) if cores > 1 \
-        else np.ones_like(rows)
+    ends = np.cumsum(rows)
+    starts = ends - rows
+    boundaries = share * np.arange(1, cores)
+    key = np.searchsorted(ends, boundaries, side="right").clip(0, len(rows) - 1)
+    inside = (boundaries - starts[key] > RANGES_EDGE * share) & (ends[key] - boundaries > RANGES_EDGE * share)
+    pieces = np.minimum(1.0 + np.bincount(key[inside], minlength=len(rows)), cap)
     tasks = int(max(1, min(cores, pieces.sum())))
-    longest = max(1.0 / tasks, float((rows / pieces).max() / total))
+    longest = max(1.0 / tasks, float((rows / cap).max() / total))
     groups_rows = (sh.left_group_rows or group) + (sh.right_group_rows or group)
     reread = float(pieces[pieces > 1].sum()) * groups_rows / 2
     return tasks, longest, reread

@@ -316,8 +316,7 @@ final class FileStream implements RowStream {
   }
 
   /**
-   * Keeps only the rows of a range of the key ({@link MergePlan.Range}): those with lo in
-   * [from, to), and those with NULL bounds in the files the range owns them in.
+   * Keeps only the rows of a unit that starts or ends inside a key ({@link MergePlan.Range}).
    */
   FileStream withRange(MergePlan.Range range) {
     this.range = range;
@@ -331,7 +330,7 @@ final class FileStream implements RowStream {
     while (true) {
       SweepRow e = readAny();
       if (e == null || range == null || e.rank < 0) return e;
-      if (e.nullBound ? range.ownsNull[file] : e.lo >= range.from && e.lo < range.to) return e;
+      if (range.keeps(e.rank, e.lo, e.nullBound, file)) return e;
     }
   }
 

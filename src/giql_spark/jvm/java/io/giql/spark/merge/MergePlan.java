@@ -20,7 +20,8 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile;
  * a key continues into the next row group only as that row group's first key, after being the
  * last key of the one before (a file sorted, or only grouped, by key). The keys that can produce
  * output (both sides' for inner and semi joins, the left side's for left outer and anti joins) in
- * the left side's order are cut into contiguous ranges of about equal rows, one per task. Within a
+ * the left side's order are cut into contiguous runs of about equal rows, one per task, a key
+ * cut into ranges of its positions where a run ends inside it ({@link Ranges}). Within a
  * task, consecutive keys whose order the right side shares form a unit: one pass over each
  * side's row groups holding the unit's keys (a row group holding keys of two units or tasks is
  * read by both, each keeping its own keys). Rows with a NULL key, which only a left outer or anti
@@ -41,11 +42,13 @@ public final class MergePlan implements Serializable {
     final long leftRows;
     final long rightRows;
     /**
-     * A range of one key: its left rows whose lo is in [{@link #from}, {@link #to}), and of
-     * those that can match nothing (NULL bounds) the ones in files where {@link #ownsNull};
-     * null for a whole unit.
+     * The unit's left rows from a position of its first key to a position of its last (one key
+     * or a run of keys, see {@link Range}); null for whole keys.
      */
     final Range range;
+    /** The row groups (indexes into the side's groups) the unit reads, while the plan is built. */
+    transient List<Integer> leftGroupIdx;
+    transient List<Integer> rightGroupIdx;
 
     Unit(Object[] keys, PartitionedFile[] left, PartitionedFile[] right, boolean nullKeys,
         long leftRows, long rightRows) {
@@ -64,21 +67,51 @@ public final class MergePlan implements Serializable {
     }
   }
 
-  /** Which of a key's left rows a range keeps (see {@link Unit#range}). */
+  /**
+   * Which left rows a unit that starts or ends inside a key keeps ({@link Unit#range}): those of
+   * its first key (rank 0) whose lo is at least {@link #from}, of its last key (rank
+   * {@link #last}) whose lo is below {@link #to}, and all of the keys between; of the rows that
+   * can match nothing (NULL bounds), the first key's in files where {@link #ownsNull}, the last
+   * key's where {@link #ownsNullLast}, and all of the keys between. A range of one key has
+   * {@code last} 0: its rows with lo in [from, to).
+   */
   public static final class Range implements Serializable {
     private static final long serialVersionUID = 1L;
     final long from;
     final long to;
-    /** Per file of the unit's left side: its rows with NULL bounds are this range's. */
+    final int last;
+    /** Per file of the unit's left side. */
     final boolean[] ownsNull;
-    /** The range's estimated work, in rows (for packing ranges into tasks). */
+    final boolean[] ownsNullLast;
+    /** The rows of both sides the unit keeps, estimated (for cutting the tasks). */
     final double weight;
 
     Range(long from, long to, boolean[] ownsNull, double weight) {
+      this(from, to, 0, ownsNull, ownsNull, weight);
+    }
+
+    Range(long from, long to, int last, boolean[] ownsNull, boolean[] ownsNullLast,
+        double weight) {
       this.from = from;
       this.to = to;
+      this.last = last;
       this.ownsNull = ownsNull;
+      this.ownsNullLast = ownsNullLast;
       this.weight = weight;
+    }
+
+    /** Whether the unit keeps a left row of key rank {@code rank} read from file {@code file}. */
+    boolean keeps(int rank, long lo, boolean nullBound, int file) {
+      if (nullBound) return rank == 0 ? ownsNull[file] : rank != last || ownsNullLast[file];
+      return (rank > 0 || lo >= from) && (rank < last || lo < to);
+    }
+
+    boolean startsKey() {
+      return from == Long.MIN_VALUE;
+    }
+
+    boolean endsKey() {
+      return to == Long.MAX_VALUE;
     }
   }
 
@@ -117,7 +150,27 @@ public final class MergePlan implements Serializable {
     int ranges = numRanges();
     return tasks.length + " tasks, " + numUnits() + " units"
         + (ranges == 0 ? "" : " (" + ranges + " of them ranges of a key)") + ", row groups "
-        + leftGroups + " + " + rightGroups + ", rows " + leftRows + " + " + rightRows;
+        + leftGroups + " + " + rightGroups + ", rows " + leftRows + " + " + rightRows
+        + String.format(java.util.Locale.ROOT, ", the largest task %.1f%% of the rows",
+            100 * largestShare());
+  }
+
+  /** The estimated rows of both sides a unit holds (a range's own, not all it reads). */
+  static double weight(Unit u) {
+    return u.range != null ? u.range.weight : u.leftRows + u.rightRows;
+  }
+
+  /** The largest task's share of all tasks' estimated rows (1 for one task or none). */
+  double largestShare() {
+    double total = 0;
+    double most = 0;
+    for (Unit[] t : tasks) {
+      double w = 0;
+      for (Unit u : t) w += weight(u);
+      total += w;
+      most = Math.max(most, w);
+    }
+    return total > 0 ? most / total : 1;
   }
 
   /** A side's row groups in reading order, and where each key's rows are. */
@@ -253,55 +306,65 @@ public final class MergePlan implements Serializable {
       weight.add(w);
       total += w;
     }
-    // a key heavier than a task's share is cut into ranges of its positions, each a unit (and
-    // an item of the task cut) of its own
-    double share = total / Math.max(1, numTasks);
+    // The tasks are n runs of about equal weight in the genome's order (key by key, position by
+    // position): where a run ends inside a key, the key is cut into ranges of its positions
+    // there, so a task holds the end of one key, whole keys and the start of the next, and no
+    // task holds a whole busy chromosome or two pieces of unequal sizes.
+    int tasksWanted = Math.max(1, numTasks);
+    double share = total / tasksWanted;
     List<Object> items = new ArrayList<>();
     List<Double> itemWeight = new ArrayList<>();
-    boolean cut = false;
+    double acc = 0;
     for (int i = 0; i < keys.size(); i++) {
       Object k = keys.get(i);
       double w = weight.get(i);
-      List<Unit> pieces = keyUnits || numTasks <= 1 || w <= share * 1.25 ? null
-          : Ranges.cut(l, r, k, share);
+      List<Unit> pieces = null;
+      if (!keyUnits && tasksWanted > 1 && share > 0) {
+        // the first task boundary inside the key more than EDGE of a share from its start
+        double first = (Math.floor(acc / share) + 1) * share - acc;
+        if (first < Ranges.EDGE * share) first += share;
+        if (first < w - Ranges.EDGE * share) pieces = Ranges.cut(l, r, k, first, share);
+      }
       if (pieces == null) {
         items.add(k);
         itemWeight.add(w);
       } else {
-        cut = true;
         for (Unit u : pieces) {
           items.add(u);
           itemWeight.add(u.range.weight);
         }
       }
+      acc += w;
     }
     keys = items;
     weight = itemWeight;
     total = 0;
     for (double w : weight) total += w;
     int n = Math.max(1, Math.min(numTasks, keys.size()));
-    List<List<Object>> ranges = cut ? packed(keys, weight, n) : contiguous(keys, weight, total, n);
+    List<List<Object>> ranges = contiguous(keys, weight, total, n);
     List<List<Unit>> tasks = new ArrayList<>();
     for (List<Object> range : ranges) {
+      // consecutive items are one pass while the right side holds their keys in the same order
+      // and each but the last ends its key, each but the first starts its key: a task's end of
+      // one key, the keys after it and the start of the next read their shared row groups once
       List<Unit> units = new ArrayList<>();
       List<Object> unit = new ArrayList<>();
       int lastR = -1;
-      for (Object k : range) {
-        if (k instanceof Unit) {
-          if (!unit.isEmpty()) units.add(unit(l, r, unit));
-          unit = new ArrayList<>();
-          lastR = -1;
-          units.add((Unit) k);
-          continue;
-        }
+      for (Object item : range) {
+        Range cut = item instanceof Unit ? ((Unit) item).range : null;
+        Object k = item instanceof Unit ? ((Unit) item).keys[0] : item;
         KeyRuns rk = r.keys.get(k);
         int rp = rk == null ? -1 : rk.position;
-        if (!unit.isEmpty() && (keyUnits || rp >= 0 && rp < lastR)) {
-          units.add(unit(l, r, unit));
-          unit = new ArrayList<>();
-          lastR = -1;
+        if (!unit.isEmpty()) {
+          Object prev = unit.get(unit.size() - 1);
+          boolean prevEnds = !(prev instanceof Unit) || ((Unit) prev).range.endsKey();
+          if (keyUnits || rp >= 0 && rp < lastR || !prevEnds || cut != null && !cut.startsKey()) {
+            units.add(unit(l, r, unit));
+            unit = new ArrayList<>();
+            lastR = -1;
+          }
         }
-        unit.add(k);
+        unit.add(item);
         if (rp >= 0) lastR = rp;
       }
       if (!unit.isEmpty()) units.add(unit(l, r, unit));
@@ -351,53 +414,78 @@ public final class MergePlan implements Serializable {
     return ranges;
   }
 
-  /**
-   * The items packed into n tasks, heaviest first into the lightest task (ranges of a key are
-   * near a task's share each, so runs of items would put two in one task and one in the next);
-   * each task's items in their order.
-   */
-  private static List<List<Object>> packed(List<Object> keys, List<Double> weight, int n) {
-    Integer[] order = new Integer[keys.size()];
-    for (int i = 0; i < order.length; i++) order[i] = i;
-    java.util.Arrays.sort(order, (a, b) -> Double.compare(weight.get(b), weight.get(a)));
-    double[] load = new double[n];
-    List<List<Integer>> member = new ArrayList<>();
-    for (int t = 0; t < n; t++) member.add(new ArrayList<>());
-    for (int i : order) {
-      int best = 0;
-      for (int t = 1; t < n; t++) {
-        if (load[t] < load[best]) best = t;
-      }
-      load[best] += weight.get(i);
-      member.get(best).add(i);
-    }
-    List<List<Object>> out = new ArrayList<>();
-    for (List<Integer> m : member) {
-      if (m.isEmpty()) continue;
-      java.util.Collections.sort(m);
-      List<Object> task = new ArrayList<>();
-      for (int i : m) task.add(keys.get(i));
-      out.add(task);
-    }
-    return out;
-  }
-
-  private static Unit unit(Side l, Side r, List<Object> keys) {
+  /** One pass over the items (whole keys, and ranges of a key first and last). */
+  private static Unit unit(Side l, Side r, List<Object> items) {
+    if (items.size() == 1 && items.get(0) instanceof Unit) return (Unit) items.get(0);
+    List<Object> keys = new ArrayList<>();
     List<Integer> lg = new ArrayList<>();
     List<Integer> rg = new ArrayList<>();
     double lr = 0;
     double rr = 0;
-    for (Object k : keys) {
-      KeyRuns a = l.keys.get(k);
+    double weight = 0;
+    boolean cut = false;
+    for (Object item : items) {
+      if (item instanceof Unit) {
+        Unit u = (Unit) item;
+        keys.add(u.keys[0]);
+        lg.addAll(u.leftGroupIdx);
+        rg.addAll(u.rightGroupIdx);
+        lr += u.leftRows;
+        rr += u.rightRows;
+        weight += u.range.weight;
+        cut = true;
+        continue;
+      }
+      keys.add(item);
+      KeyRuns a = l.keys.get(item);
       lg.addAll(a.groups);
       lr += a.rows;
-      KeyRuns b = r.keys.get(k);
+      weight += a.rows;
+      KeyRuns b = r.keys.get(item);
       if (b != null) {
         rg.addAll(b.groups);
         rr += b.rows;
+        weight += b.rows;
       }
     }
-    return new Unit(keys.toArray(), ranges(l, lg), ranges(r, rg), false, (long) lr, (long) rr);
+    if (!cut) {
+      Unit u = new Unit(keys.toArray(), ranges(l, lg), ranges(r, rg), false, (long) lr, (long) rr);
+      u.leftGroupIdx = lg;
+      u.rightGroupIdx = rg;
+      return u;
+    }
+    // a file per left row group, so that each knows which ends' NULL-bound rows are its own
+    List<Integer> groups = new ArrayList<>(new java.util.TreeSet<>(lg));
+    Object head = items.get(0);
+    Object tail = items.get(items.size() - 1);
+    Range first = head instanceof Unit ? ((Unit) head).range : null;
+    Range last = tail instanceof Unit ? ((Unit) tail).range : null;
+    Range range = new Range(first == null ? Long.MIN_VALUE : first.from,
+        last == null ? Long.MAX_VALUE : last.to, keys.size() - 1, owns(head, groups),
+        owns(tail, groups), weight);
+    Unit u = new Unit(keys.toArray(), Ranges.each(l, groups), ranges(r, rg), false, (long) lr,
+        (long) rr, range);
+    u.leftGroupIdx = groups;
+    u.rightGroupIdx = rg;
+    return u;
+  }
+
+  /**
+   * Per row group of {@code groups}: whether the item's key's NULL-bound rows there are the
+   * item's (a whole key's are all its own; a range's as it was cut).
+   */
+  private static boolean[] owns(Object item, List<Integer> groups) {
+    boolean[] out = new boolean[groups.size()];
+    for (int i = 0; i < out.length; i++) {
+      if (!(item instanceof Unit)) {
+        out[i] = true;
+        continue;
+      }
+      Unit u = (Unit) item;
+      int at = u.leftGroupIdx.indexOf(groups.get(i));
+      out[i] = at >= 0 && u.range.ownsNull[at];
+    }
+    return out;
   }
 
   /** The byte ranges that select exactly these row groups (contiguous ones merged). */

@@ -18,7 +18,8 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile;
  * keeps (a long interval's row group is read by every range it reaches). A left row that can
  * match nothing (NULL bounds) belongs to the first range that reads its row group. The cuts are
  * quantiles of the rows of both sides, each row group's rows taken as spread evenly between its
- * bounds.
+ * bounds, placed where the plan's task boundaries fall in the genome's order ({@link
+ * MergePlan#build}): a task holds the end of one key, whole keys, and the start of the next.
  *
  * <p>Bounds are footer min/max put through the lo and hi expressions ({@link Bounds}): they hold
  * whether or not the rows are sorted, so a range never misses a row. A row group shared with other
@@ -36,10 +37,12 @@ final class Ranges {
   private static final int PER_GROUP = 4;
 
   /**
-   * Key {@code k} as ranges of about {@code per} rows (both sides) each, the last one what is
-   * left over, as units; null when it is not cut.
+   * Key {@code k} as ranges, cut after its first {@code first} rows (both sides) and every
+   * {@code per} rows after that while more than {@link #EDGE} of {@code per} is left, as units;
+   * null when it is not cut.
    */
-  static List<MergePlan.Unit> cut(MergePlan.Side l, MergePlan.Side r, Object k, double per) {
+  static List<MergePlan.Unit> cut(MergePlan.Side l, MergePlan.Side r, Object k, double first,
+      double per) {
     MergePlan.KeyRuns lk = l.keys.get(k);
     MergePlan.KeyRuns rk = r.keys.get(k);
     if (l.bounds == null || lk == null || rk != null && r.bounds == null) return null;
@@ -59,7 +62,7 @@ final class Ranges {
       rb[i] = r.bounds(rg.get(i), k);
       if (bad(rb[i])) return null;
     }
-    long[] cuts = cuts(l, r, lg, rg, lb, rb, per, most);
+    long[] cuts = cuts(l, r, lg, rg, lb, rb, first, per, most);
     if (cuts.length == 0) return null;
     List<MergePlan.Unit> out = new ArrayList<>();
     boolean[] owned = new boolean[lg.size()];
@@ -71,7 +74,6 @@ final class Ranges {
       long least = Long.MAX_VALUE;
       long greatest = Long.MIN_VALUE;
       double leftRows = 0;
-      double read = 0;
       for (int i = 0; i < lg.size(); i++) {
         int g = lg.get(i);
         long[] b = lb[i];
@@ -85,15 +87,17 @@ final class Ranges {
         least = Math.min(least, Math.max(b[0], from));
         greatest = Math.max(greatest, b[2]);
         leftRows += share(l, g, b, from, to);
-        read += rowsOf(l, g);
       }
       if (left.isEmpty()) continue;
       List<Integer> right = new ArrayList<>();
       double rightRows = 0;
+      // the right rows whose lo is in the range: the range's share of the rows the cuts divided
+      double rightOwn = 0;
       for (int i = 0; i < rg.size(); i++) {
         int g = rg.get(i);
         long[] b = rb[i];
         if (Bounds.empty(b)) continue;
+        if (b[0] < to && b[1] >= from) rightOwn += share(r, g, b, from, to);
         // a right row meets a kept left row only if its lo <= the left's greatest hi and its hi
         // >= the left's least lo (one either way for closed or half-open ends)
         if (b[0] > sat(greatest, 1) || b[2] < sat(least, -1)) continue;
@@ -102,11 +106,14 @@ final class Ranges {
       }
       boolean[] owns = new boolean[left.size()];
       for (int i = 0; i < owns.length; i++) owns[i] = ownsNull.get(i);
-      // a task's work: the rows the range keeps, and half as much again for each row it reads
-      // and drops (a row group only partly its own is read whole)
-      out.add(new MergePlan.Unit(new Object[] {k}, each(l, left), MergePlan.ranges(r, right),
-          false, (long) leftRows, (long) rightRows, new MergePlan.Range(from, to, owns,
-              leftRows + rightRows + Math.max(0, read - leftRows) * DROPPED)));
+      // its weight in the task cut: the rows of both sides whose lo is in the range, as the
+      // cuts counted them
+      MergePlan.Unit u = new MergePlan.Unit(new Object[] {k}, each(l, left),
+          MergePlan.ranges(r, right), false, (long) leftRows, (long) rightRows,
+          new MergePlan.Range(from, to, owns, leftRows + rightOwn));
+      u.leftGroupIdx = left;
+      u.rightGroupIdx = right;
+      out.add(u);
     }
     // a group no range reads would lose rows: bounds always reach some range, but be sure
     for (boolean o : owned) {
@@ -124,9 +131,6 @@ final class Ranges {
     return ((x ^ y) & (d ^ y)) < 0 ? (d > 0 ? Long.MAX_VALUE : Long.MIN_VALUE) : y;
   }
 
-  /** What a row read and dropped costs against a row kept and swept (measured on 10M rows). */
-  private static final double DROPPED = 0.5;
-
   private static double rowsOf(MergePlan.Side s, int g) {
     return s.group(g).nonNullRows() / (double) s.group(g).keys.length;
   }
@@ -140,13 +144,16 @@ final class Ranges {
     return rows * Math.max(0, z - a) / ((double) b[1] + 1 - b[0]);
   }
 
+  /** A cut nearer a key's end than this share of a task is not made (the key's end serves). */
+  static final double EDGE = 0.1;
+
   /**
-   * Increasing cut positions every {@code per} rows of both sides (fewer and wider when that
-   * makes more than {@code most} ranges); a last range of less than a quarter of {@code per}
-   * joins the one before.
+   * Increasing cut positions after {@code first} rows of both sides and every {@code per} rows
+   * after that, while more than {@link #EDGE} of {@code per} is left (evenly every
+   * {@code total / most} rows when that makes more than {@code most} ranges).
    */
   private static long[] cuts(MergePlan.Side l, MergePlan.Side r, List<Integer> lg,
-      List<Integer> rg, long[][] lb, long[][] rb, double per, int most) {
+      List<Integer> rg, long[][] lb, long[][] rb, double first, double per, int most) {
     int n = (lg.size() + rg.size()) * POINTS;
     long[] at = new long[n];
     double[] w = new double[n];
@@ -174,18 +181,21 @@ final class Ranges {
     Integer[] order = new Integer[n];
     for (int i = 0; i < n; i++) order[i] = i;
     Arrays.sort(order, (a, b) -> Long.compare(at[a], at[b]));
-    if (total / per > most) per = total / most;
-    // the cuts stop where what is left is under a quarter range
-    int m = (int) Math.floor(total / per + 0.75);
+    List<Double> targets = new ArrayList<>();
+    for (double t = first; t < total - EDGE * per; t += per) targets.add(t);
+    if (targets.size() >= most) {
+      targets.clear();
+      for (int j = 1; j < most; j++) targets.add(total * j / most);
+    }
     List<Long> out = new ArrayList<>();
     double acc = 0;
-    int next = 1;
-    for (int i = 0; i < n && next < m; i++) {
+    int next = 0;
+    for (int i = 0; i < n && next < targets.size(); i++) {
       acc += w[order[i]];
-      if (acc >= per * next) {
+      if (acc >= targets.get(next)) {
         long c = at[order[i]] + 1;
         if (out.isEmpty() || c > out.get(out.size() - 1)) out.add(c);
-        while (next < m && acc >= per * next) next++;
+        while (next < targets.size() && acc >= targets.get(next)) next++;
       }
     }
     long[] cs = new long[out.size()];
@@ -194,7 +204,7 @@ final class Ranges {
   }
 
   /** One byte range per row group (a range owns the NULL-bound rows of some groups only). */
-  private static PartitionedFile[] each(MergePlan.Side s, List<Integer> groups) {
+  static PartitionedFile[] each(MergePlan.Side s, List<Integer> groups) {
     PartitionedFile[] out = new PartitionedFile[groups.size()];
     for (int i = 0; i < out.length; i++) {
       int[] fg = s.groups.get(groups.get(i));
