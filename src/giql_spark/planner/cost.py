@@ -44,8 +44,9 @@ its time on the cluster the query gets (:class:`Cluster`): the driver's terms
 (``fixed``, a broadcast's ``build``) as they are, the rest as work in
 task-seconds spread over the strategy's tasks, of which the longest bounds the
 stage (a merge task holds a run of the genome, no finer than its ranges of
-row groups; a bin or tile of a dense region is one task's), plus a launch overhead per wave of tasks. The estimate is the
-makespan ``serial + overhead * waves + max(longest task, work / cores)``.
+row groups; a bin or tile of a dense region is one task's), plus a launch
+overhead per wave of tasks. The estimate is the makespan
+``serial + overhead * waves + max(longest task, work / cores)``.
 """
 
 from __future__ import annotations

@@ -46,7 +46,10 @@ public final class MergePlan implements Serializable {
      * or a run of keys, see {@link Range}); null for whole keys.
      */
     final Range range;
-    /** The row groups (indexes into the side's groups) the unit reads, while the plan is built. */
+    /**
+     * A range's row groups (indexes into the side's groups), while the plan is built: a task's
+     * ranges and whole keys become one unit reading them all ({@code unit}).
+     */
     transient List<Integer> leftGroupIdx;
     transient List<Integer> rightGroupIdx;
 
@@ -449,10 +452,7 @@ public final class MergePlan implements Serializable {
       }
     }
     if (!cut) {
-      Unit u = new Unit(keys.toArray(), ranges(l, lg), ranges(r, rg), false, (long) lr, (long) rr);
-      u.leftGroupIdx = lg;
-      u.rightGroupIdx = rg;
-      return u;
+      return new Unit(keys.toArray(), ranges(l, lg), ranges(r, rg), false, (long) lr, (long) rr);
     }
     // a file per left row group, so that each knows which ends' NULL-bound rows are its own
     List<Integer> groups = new ArrayList<>(new java.util.TreeSet<>(lg));
@@ -463,11 +463,8 @@ public final class MergePlan implements Serializable {
     Range range = new Range(first == null ? Long.MIN_VALUE : first.from,
         last == null ? Long.MAX_VALUE : last.to, keys.size() - 1, owns(head, groups),
         owns(tail, groups), weight);
-    Unit u = new Unit(keys.toArray(), Ranges.each(l, groups), ranges(r, rg), false, (long) lr,
+    return new Unit(keys.toArray(), Ranges.each(l, groups), ranges(r, rg), false, (long) lr,
         (long) rr, range);
-    u.leftGroupIdx = groups;
-    u.rightGroupIdx = rg;
-    return u;
   }
 
   /**
