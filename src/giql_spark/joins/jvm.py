@@ -57,7 +57,7 @@ def stream_available(session) -> tuple[bool, str]:
 
 
 def _join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict) -> DataFrame:
-    from ..jvm.join import band
+    from ..jvm.join import band_sql
 
     keys = spec.key_pairs
     (_, ls, le), (_, rs, re_) = spec.left.text, spec.right.text
@@ -67,8 +67,11 @@ def _join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict) -> D
         hulls = (ls, le), (rs, re_)
     else:
         hulls = (f"least({ls}, {le})", f"greatest({ls}, {le})"), (f"least({rs}, {re_})", f"greatest({rs}, {re_})")
-    marker = band([spark(k) for k, _ in keys], *hulls[0], [spark(k) for _, k in keys], *hulls[1], **options)
-    return left.join(right, marker if exact else marker & F.expr(spec.full_condition), _SPARK_HOW[spec.how])
+    marker = band_sql([spark(k) for k, _ in keys], *hulls[0], [spark(k) for _, k in keys], *hulls[1], **options)
+    # one SQL expression, not a Column per argument: each Column is a round trip to the JVM,
+    # and a query plans this join while the cluster waits (about 20 of them, 5 ms here)
+    condition = marker if exact else f"{marker} AND ({spec.full_condition})"
+    return left.join(right, F.expr(condition), _SPARK_HOW[spec.how])
 
 
 def broadcast_join(left: DataFrame, right: DataFrame, spec: JoinSpec, build: str = "auto", *,
@@ -98,12 +101,12 @@ def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_h
     whose (gap, lo, hi) equals the k-th's. ``how``: ``left`` keeps a row with none (NULL right
     columns), ``inner`` drops it. ``right`` is broadcast as an index; nothing crosses into
     Python. Expressions are SQL over the two sides' columns."""
-    from ..jvm.join import band
+    from ..jvm.join import band_sql
 
-    marker = band(list(left_keys), *left_hull, list(right_keys), *right_hull, algo=algo, build="right",
-                  nearest=str(int(k)), maxgap="none" if max_gap is None else str(int(max_gap)),
-                  ties="true" if ties else None)
-    return left.join(right, marker, _SPARK_HOW[how])
+    marker = band_sql(list(left_keys), *left_hull, list(right_keys), *right_hull, algo=algo, build="right",
+                      nearest=str(int(k)), maxgap="none" if max_gap is None else str(int(max_gap)),
+                      ties="true" if ties else None)
+    return left.join(right, F.expr(marker), _SPARK_HOW[how])
 
 
 def _merge_session_refusal(session) -> str | None:
