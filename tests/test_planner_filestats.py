@@ -8,6 +8,7 @@ import pytest
 import giql_spark as gs
 from giql_spark.joins.spec import Interval
 from giql_spark.planner.stats import filestats, footers
+from giql_spark.planner.stats.lru import LRU, MISSING
 from giql_spark.planner.stats import side_stats, sides_stats
 
 IV = Interval("a.`chrom`", "a.`start`", "a.`end`")
@@ -67,7 +68,7 @@ def test_a_rewritten_file_is_read_again(session, tmp_path, reads):
 
 
 def test_the_cache_keeps_the_most_recently_used(monkeypatch):
-    monkeypatch.setattr(filestats, "_entries", type(filestats._entries)())
+    monkeypatch.setattr(filestats, "_entries", LRU(filestats.MAX_ENTRIES))
     keys = [(("f", i), ("c", "s", "e"), True) for i in range(filestats.MAX_ENTRIES + 3)]
     for k in keys[:filestats.MAX_ENTRIES]:
         filestats.put(k, k)
@@ -79,6 +80,18 @@ def test_the_cache_keeps_the_most_recently_used(monkeypatch):
     assert len(filestats._entries) == filestats.MAX_ENTRIES
     filestats.clear()
     assert filestats.get(keys[-1]) is None
+
+
+def test_a_kept_false_or_none_is_found_not_recomputed():
+    cache = LRU(2)
+    cache.put("a", False)
+    cache.put("b", None)
+    assert cache.get("a") is False and cache.get("b") is None
+    assert cache.get("c") is MISSING
+    assert cache.get("a") is False  # now "b" is the least recently used
+    cache.put("c", 0)
+    assert cache.get("b") is MISSING and cache.get("a") is False and cache.get("c") == 0
+    assert len(cache) == 2
 
 
 def test_a_limited_side_is_not_described_by_the_file_footers(session, tmp_path):

@@ -16,22 +16,20 @@ facts are kept for such a side by its plan and file names alone.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Callable, TypeVar
 
 from pyspark.sql import DataFrame
 
 from ...io.formats import local_path
 from . import filestats
+from .lru import MISSING, LRU
 
 T = TypeVar("T")
 
 #: Answers kept; each is a small value.
 MAX_ENTRIES = 256
 
-_entries: OrderedDict = OrderedDict()
-_lock = threading.Lock()
+_entries = LRU(MAX_ENTRIES)
 
 
 def _key(df: DataFrame, question: tuple, files_required: bool) -> tuple | None:
@@ -58,20 +56,15 @@ def kept(df: DataFrame, question: tuple, compute: Callable[[], T], *, files_requ
     module's notes); else a side without files is keyed by its plan alone."""
     key = _key(df, question, files_required)
     if key is not None:
-        with _lock:
-            if key in _entries:
-                _entries.move_to_end(key)
-                return _entries[key]
+        found = _entries.get(key)
+        if found is not MISSING:
+            return found
     value = compute()
     if key is not None:
-        with _lock:
-            _entries[key] = value
-            while len(_entries) > MAX_ENTRIES:
-                _entries.popitem(last=False)
+        _entries.put(key, value)
     return value
 
 
 def clear() -> None:
     """Forget every kept answer."""
-    with _lock:
-        _entries.clear()
+    _entries.clear()

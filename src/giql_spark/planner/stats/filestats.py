@@ -12,14 +12,13 @@ used dropped first. :func:`clear` empties the cache.
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
+
+from .lru import LRU
 
 #: Entries kept; each holds one side's width sample (at most ~100K int64) and per-chromosome arrays.
 MAX_ENTRIES = 64
 
-_entries: OrderedDict = OrderedDict()
-_lock = threading.Lock()
+_entries = LRU(MAX_ENTRIES)
 
 
 def key(files: list[str], cols: tuple, sample: bool) -> tuple | None:
@@ -37,26 +36,14 @@ def key(files: list[str], cols: tuple, sample: bool) -> tuple | None:
 
 def get(k: tuple | None):
     """The stored statistics for ``k``, or None."""
-    if k is None:
-        return None
-    with _lock:
-        found = _entries.get(k)
-        if found is not None:
-            _entries.move_to_end(k)
-        return found
+    return None if k is None else _entries.get(k, None)
 
 
 def put(k: tuple | None, value) -> None:
-    if k is None:
-        return
-    with _lock:
-        _entries[k] = value
-        _entries.move_to_end(k)
-        while len(_entries) > MAX_ENTRIES:
-            _entries.popitem(last=False)
+    if k is not None:
+        _entries.put(k, value)
 
 
 def clear() -> None:
     """Forget every file's statistics (the next plan reads them again)."""
-    with _lock:
-        _entries.clear()
+    _entries.clear()
