@@ -68,8 +68,8 @@ def _join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict) -> D
     else:
         hulls = (f"least({ls}, {le})", f"greatest({ls}, {le})"), (f"least({rs}, {re_})", f"greatest({rs}, {re_})")
     marker = band_sql([spark(k) for k, _ in keys], *hulls[0], [spark(k) for _, k in keys], *hulls[1], **options)
-    # one SQL expression, not a Column per argument: each Column is a round trip to the JVM,
-    # and a query plans this join while the cluster waits (about 20 of them, 5 ms here)
+    # one SQL expression, not a Column per argument: each Column was a round trip to the JVM
+    # while the query is planned (a COUNT made 65-68 of them, now 29-32; benchmarks/planning.py)
     condition = marker if exact else f"{marker} AND ({spec.full_condition})"
     return left.join(right, F.expr(condition), _SPARK_HOW[spec.how])
 
