@@ -534,7 +534,54 @@ def test_tasks_are_equal_runs_across_chromosome_ends(jspark, tmp_path, tasks):
         fast, _ = run_both(jspark, "inner", select="count(*)")
         plan = fast._jdf.queryExecution().executedPlan().toString()
         assert f"{tasks} tasks" in plan and "ranges of a key" in plan, plan
-        largest = float(re.search(r"the largest task ([\d.]+)% of the rows", plan).group(1))
+        largest = float(re.search(r"the largest task ([\d.]+)% of the work", plan).group(1))
         assert largest <= 100 / tasks * 1.25, plan
     finally:
         jspark.conf.unset("spark.giql.merge.tasks")
+
+
+def dense_and_sparse(seed: int, n: int) -> list[dict]:
+    """``n`` rows on each of c1 (on 2,000 positions) and c2 (on 200,000), widths 1-60: a c1 row
+    meets about a hundred times the pairs of a c2 row."""
+    rnd = random.Random(seed)
+    rows = []
+    for chrom, span in (("c1", 2_000), ("c2", 200_000)):
+        for _ in range(n):
+            s = rnd.randrange(span)
+            rows.append({"id": len(rows), "chrom": chrom, "s": s, "e": s + rnd.randrange(1, 61),
+                         "name": "n", "score": 1.0})
+    return sort_rows(rows, ["c1", "c2"])
+
+
+def test_tasks_carry_equal_work_counting_pairs(jspark, tmp_path):
+    """With pairs weighed (``spark.giql.merge.pairWeight``), the tasks are equal in estimated
+    work, not rows: equal rows on a dense and a sparse chromosome put most tasks on the dense
+    one, so the largest task holds far more than its share of the rows; weighed at 0, the tasks
+    are equal in rows again. The answers are the oracle's either way."""
+    left, right = dense_and_sparse(81, 1200), dense_and_sparse(82, 1200)
+    load(jspark, tmp_path, left, right, row_groups=(50, 50), files=(1, 1))
+    tasks = 8
+    jspark.conf.set("spark.giql.merge.tasks", str(tasks))
+    # the widths come from the plan's sample of each side (off in this module's session)
+    jspark.conf.set("spark.giql.merge.sampleRows", "4096")
+    try:
+        jspark.conf.set("spark.giql.merge.pairWeight", "1")
+        run_both(jspark, "inner", residual="a.s < b.e AND b.s < a.e")
+        fast, _ = run_both(jspark, "inner", select="count(*)")
+        plan = fast._jdf.queryExecution().executedPlan().toString()
+        found = re.search(r"the largest task ([\d.]+)% of the work \(rows, and pairs at 1 of a "
+                          r"row\) and ([\d.]+)% of the rows", plan)
+        assert found, plan
+        work, rows = float(found.group(1)), float(found.group(2))
+        assert work <= 100 / tasks * 1.25, plan
+        # c2's half of the rows goes to about one task of the eight
+        assert rows >= 100 / tasks * 2.5, plan
+        jspark.conf.set("spark.giql.merge.pairWeight", "0")
+        fast, _ = run_both(jspark, "inner", select="count(*)")
+        plan = fast._jdf.queryExecution().executedPlan().toString()
+        found = re.search(r"the largest task ([\d.]+)% of the work \(rows\)", plan)
+        assert found and float(found.group(1)) <= 100 / tasks * 1.25, plan
+    finally:
+        jspark.conf.unset("spark.giql.merge.tasks")
+        jspark.conf.unset("spark.giql.merge.pairWeight")
+        jspark.conf.set("spark.giql.merge.sampleRows", "0")

@@ -316,6 +316,32 @@ def test_on_a_cluster_the_plan_with_the_smallest_makespan_wins():
     assert m1.longest >= chr1 / RANGES_PER_GROUP * 0.9
 
 
+def test_the_merge_tasks_are_cut_by_work_pairs_included():
+    """The merge's tasks are equal in work, a chromosome's pairs included (as its planner cuts
+    them): equal rows on a dense and a sparse chromosome put the dense one's ranges at most of
+    the work, and where its row groups bound how finely it is cut, its longest range is that
+    much heavier than a cut by rows alone would say."""
+    from giql_spark.planner.cost import RANGES_PER_GROUP, Cluster, Shape, merge_pair_weight, merge_ranges
+
+    rows = np.array([1e6, 1e6])
+    widths = np.full(100, 1000.0)
+    sh = Shape(n_left=2e6, n_right=2e6, chrom_left=rows, chrom_right=rows,
+               chrom_extent=np.array([1e6, 1e8]), left_widths=widths, right_widths=widths,
+               left_bytes_per_row=20.0, right_bytes_per_row=20.0, count_only=True,
+               left_group_rows=250_000.0, right_group_rows=250_000.0)
+    pairs = rows * rows * np.minimum(1.0, 2000.0 / sh.chrom_extent)
+    work = rows * 2 + merge_pair_weight(sh, DEFAULTS) * pairs
+    assert merge_pair_weight(sh, DEFAULTS) == DEFAULTS["per_row_pair"] / DEFAULTS["jvm_merge_row"]
+    cap = RANGES_PER_GROUP * 4  # four left row groups a chromosome
+    tasks, longest, _ = merge_ranges(sh, Cluster(64), DEFAULTS)
+    assert longest == pytest.approx(work[0] / cap / work.sum())
+    by_rows = merge_ranges(sh, Cluster(64))[1]
+    assert by_rows == pytest.approx(0.5 / cap) and longest > 1.8 * by_rows
+    # enough cores for the dense one only: it takes nearly all of them
+    tasks8, longest8, _ = merge_ranges(sh, Cluster(8), DEFAULTS)
+    assert longest8 == pytest.approx(1 / tasks8, rel=0.2) and tasks8 >= 7
+
+
 def test_the_cores_come_from_the_session_or_its_option(spark):
     from giql_spark.planner.stats.spark import cluster_cores
 

@@ -216,7 +216,7 @@ def layout(est: Estimate, sh: Shape, cl: Cluster, c: dict) -> tuple[int, float, 
         return tasks, max(1.0 / tasks, float(chrom_rows.max() / max(chrom_rows.sum(), 1.0))), 0.0
     if name == "jvm_merge":
         # the rows its ranges read again are work of their own
-        tasks, longest, reread = merge_ranges(sh, cl)
+        tasks, longest, reread = merge_ranges(sh, cl, c)
         return tasks, longest, c["jvm_merge_row"] * reread
     if name in ("broadcast", "jvm_broadcast"):
         probe = sh.n_left if p.get("build", "right") == "right" else sh.n_right
@@ -239,27 +239,39 @@ RANGES_PER_GROUP = 4
 RANGES_EDGE = 0.1
 
 
-def merge_ranges(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
+def merge_pair_weight(sh: Shape, c: dict) -> float:
+    """A pair's work in merge rows, as the merge's planner weighs it (``MergePlanner``'s
+    COUNTED_PAIR and RETURNED_PAIR): counted inside the join, or returned."""
+    pair = c["per_row_pair"] if sh.count_only or sh.per_row else c["output"]
+    return pair / c["jvm_merge_row"]
+
+
+def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, float, float]:
     """The merge join's tasks on ``cl`` (one per core, ``spark.giql.merge.tasks``), the longest
-    one's share of the work, and the rows its ranges read again. The tasks are equal runs of the
-    genome's order, a chromosome cut into ranges of positions where a run ends inside it; each
-    range reads whole row groups (about one more a side than its own rows fill)."""
-    rows = sh.chrom_left + sh.chrom_right
-    if not len(rows):
+    one's share of the work, and the rows its ranges read again. The tasks are runs of the
+    genome's order equal in work, a chromosome cut into ranges of positions where a run ends
+    inside it; each range reads whole row groups (about one more a side than its own rows fill).
+    A chromosome's work is its rows and, with ``c``, its pairs at :func:`merge_pair_weight`."""
+    work = sh.chrom_left + sh.chrom_right
+    if not len(work):
         return 1, 1.0, 0.0
-    total = max(float(rows.sum()), 1.0)
+    if c is not None:
+        reach = sh.mean_width("left") + sh.mean_width("right")
+        both, ext = sh._per_chrom
+        work = work + merge_pair_weight(sh, c) * both * np.minimum(1.0, reach / ext)
+    total = max(float(work.sum()), 1.0)
     cores = max(1, cl.cores)
     share = total / cores
     group = sh.left_group_rows or sh.right_group_rows or DEFAULT_GROUP_ROWS
     cap = RANGES_PER_GROUP * np.maximum(1.0, np.ceil(sh.chrom_left / group))
-    ends = np.cumsum(rows)
-    starts = ends - rows
+    ends = np.cumsum(work)
+    starts = ends - work
     boundaries = share * np.arange(1, cores)
-    key = np.searchsorted(ends, boundaries, side="right").clip(0, len(rows) - 1)
+    key = np.searchsorted(ends, boundaries, side="right").clip(0, len(work) - 1)
     inside = (boundaries - starts[key] > RANGES_EDGE * share) & (ends[key] - boundaries > RANGES_EDGE * share)
-    pieces = np.minimum(1.0 + np.bincount(key[inside], minlength=len(rows)), cap)
+    pieces = np.minimum(1.0 + np.bincount(key[inside], minlength=len(work)), cap)
     tasks = int(max(1, min(cores, pieces.sum())))
-    longest = max(1.0 / tasks, float((rows / cap).max() / total))
+    longest = max(1.0 / tasks, float((work / cap).max() / total))
     groups_rows = (sh.left_group_rows or group) + (sh.right_group_rows or group)
     reread = float(pieces[pieces > 1].sum()) * groups_rows / 2
     return tasks, longest, reread

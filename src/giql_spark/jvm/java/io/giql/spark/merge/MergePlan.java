@@ -52,6 +52,10 @@ public final class MergePlan implements Serializable {
      */
     transient List<Integer> leftGroupIdx;
     transient List<Integer> rightGroupIdx;
+    /** Whole keys' estimated work ({@link Work}) while the plan is built; NaN: their rows. */
+    transient double work = Double.NaN;
+    /** The estimated rows of both sides the unit keeps (a range's own, not all it reads). */
+    transient double kept = Double.NaN;
 
     Unit(Object[] keys, PartitionedFile[] left, PartitionedFile[] right, boolean nullKeys,
         long leftRows, long rightRows) {
@@ -123,10 +127,13 @@ public final class MergePlan implements Serializable {
   final long rightRows;
   final int leftGroups;
   final int rightGroups;
+  /** A pair's weight of a row in the task cut; 0: the tasks were cut by rows alone. */
+  final double pairWeight;
 
   private MergePlan(Unit[][] tasks, long leftRows, long rightRows, int leftGroups,
-      int rightGroups) {
+      int rightGroups, double pairWeight) {
     this.tasks = tasks;
+    this.pairWeight = pairWeight;
     this.leftRows = leftRows;
     this.rightRows = rightRows;
     this.leftGroups = leftGroups;
@@ -154,22 +161,35 @@ public final class MergePlan implements Serializable {
     return tasks.length + " tasks, " + numUnits() + " units"
         + (ranges == 0 ? "" : " (" + ranges + " of them ranges of a key)") + ", row groups "
         + leftGroups + " + " + rightGroups + ", rows " + leftRows + " + " + rightRows
-        + String.format(java.util.Locale.ROOT, ", the largest task %.1f%% of the rows",
-            100 * largestShare());
+        + String.format(java.util.Locale.ROOT, ", the largest task %.1f%% of the work",
+            100 * largestShare(true))
+        + (pairWeight > 0 ? String.format(java.util.Locale.ROOT,
+            " (rows, and pairs at %s of a row) and %.1f%% of the rows",
+            new java.math.BigDecimal(pairWeight).round(new java.math.MathContext(3))
+                .stripTrailingZeros().toPlainString(), 100 * largestShare(false)) : " (rows)");
   }
 
-  /** The estimated rows of both sides a unit holds (a range's own, not all it reads). */
+  /**
+   * The estimated work a unit holds (a range's own rows, not all it reads, with their pairs
+   * where the plan weighs them: {@link Work}).
+   */
   static double weight(Unit u) {
-    return u.range != null ? u.range.weight : u.leftRows + u.rightRows;
+    if (u.range != null) return u.range.weight;
+    return Double.isNaN(u.work) ? u.leftRows + u.rightRows : u.work;
   }
 
-  /** The largest task's share of all tasks' estimated rows (1 for one task or none). */
-  double largestShare() {
+  /**
+   * The largest task's share of all tasks' estimated work, or of their rows (1 for one task or
+   * none).
+   */
+  double largestShare(boolean work) {
     double total = 0;
     double most = 0;
     for (Unit[] t : tasks) {
       double w = 0;
-      for (Unit u : t) w += weight(u);
+      for (Unit u : t) {
+        w += work ? weight(u) : Double.isNaN(u.kept) ? u.leftRows + u.rightRows : u.kept;
+      }
       total += w;
       most = Math.max(most, w);
     }
@@ -186,6 +206,8 @@ public final class MergePlan implements Serializable {
     final List<Integer> nullGroups = new ArrayList<>();
     /** Per row group, {@link Bounds#group}; null when not known (no key is cut). */
     List<long[]> bounds;
+    /** The mean hi - lo of the plan's sample of the side's rows; NaN when not sampled. */
+    double width = Double.NaN;
 
     /**
      * A key's own bounds in a row group it shares with other keys (whose footer bounds cover
@@ -298,13 +320,25 @@ public final class MergePlan implements Serializable {
    * right side at a time, so a unit must not hold more than a key's rows).
    */
   static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks, boolean keyUnits) {
+    return build(l, r, leftKeysOnly, numTasks, keyUnits, 0);
+  }
+
+  /**
+   * {@code pairWeight}: the tasks carry about equal work, a pair weighing this much of a row
+   * ({@link Work}); 0 cuts them by rows alone.
+   */
+  static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks, boolean keyUnits,
+      double pairWeight) {
+    double c = keyUnits ? 0 : Work.perDensity(l, r, pairWeight);
     List<Object> keys = new ArrayList<>();
     List<Double> weight = new ArrayList<>();
+    Map<Object, Double> keyWork = new java.util.HashMap<>();
     double total = 0;
     for (Map.Entry<Object, KeyRuns> e : l.keys.entrySet()) {
       KeyRuns rk = r.keys.get(e.getKey());
       if (rk == null && !leftKeysOnly) continue;
-      double w = e.getValue().rows + (rk == null ? 0 : rk.rows);
+      double w = Work.key(l, r, e.getValue(), rk, c);
+      keyWork.put(e.getKey(), w);
       keys.add(e.getKey());
       weight.add(w);
       total += w;
@@ -326,7 +360,7 @@ public final class MergePlan implements Serializable {
         // the first task boundary inside the key more than EDGE of a share from its start
         double first = (Math.floor(acc / share) + 1) * share - acc;
         if (first < Ranges.EDGE * share) first += share;
-        if (first < w - Ranges.EDGE * share) pieces = Ranges.cut(l, r, k, first, share);
+        if (first < w - Ranges.EDGE * share) pieces = Ranges.cut(l, r, k, first, share, c, w);
       }
       if (pieces == null) {
         items.add(k);
@@ -362,7 +396,7 @@ public final class MergePlan implements Serializable {
           Object prev = unit.get(unit.size() - 1);
           boolean prevEnds = !(prev instanceof Unit) || ((Unit) prev).range.endsKey();
           if (keyUnits || rp >= 0 && rp < lastR || !prevEnds || cut != null && !cut.startsKey()) {
-            units.add(unit(l, r, unit));
+            units.add(unit(l, r, unit, keyWork));
             unit = new ArrayList<>();
             lastR = -1;
           }
@@ -370,7 +404,7 @@ public final class MergePlan implements Serializable {
         unit.add(item);
         if (rp >= 0) lastR = rp;
       }
-      if (!unit.isEmpty()) units.add(unit(l, r, unit));
+      if (!unit.isEmpty()) units.add(unit(l, r, unit, keyWork));
       tasks.add(units);
     }
     if (leftKeysOnly && !l.nullGroups.isEmpty()) {
@@ -392,7 +426,8 @@ public final class MergePlan implements Serializable {
     }
     Unit[][] out = new Unit[tasks.size()][];
     for (int t = 0; t < out.length; t++) out[t] = tasks.get(t).toArray(new Unit[0]);
-    return new MergePlan(out, l.rows, r.rows, l.groups.size(), r.groups.size());
+    return new MergePlan(out, l.rows, r.rows, l.groups.size(), r.groups.size(),
+        c > 0 ? pairWeight : 0);
   }
 
   /** The items cut into n runs of about equal weight, at the boundary nearest each quantile. */
@@ -418,7 +453,7 @@ public final class MergePlan implements Serializable {
   }
 
   /** One pass over the items (whole keys, and ranges of a key first and last). */
-  private static Unit unit(Side l, Side r, List<Object> items) {
+  private static Unit unit(Side l, Side r, List<Object> items, Map<Object, Double> keyWork) {
     if (items.size() == 1 && items.get(0) instanceof Unit) return (Unit) items.get(0);
     List<Object> keys = new ArrayList<>();
     List<Integer> lg = new ArrayList<>();
@@ -426,6 +461,7 @@ public final class MergePlan implements Serializable {
     double lr = 0;
     double rr = 0;
     double weight = 0;
+    double kept = 0;
     boolean cut = false;
     for (Object item : items) {
       if (item instanceof Unit) {
@@ -436,6 +472,7 @@ public final class MergePlan implements Serializable {
         lr += u.leftRows;
         rr += u.rightRows;
         weight += u.range.weight;
+        kept += u.kept;
         cut = true;
         continue;
       }
@@ -443,16 +480,19 @@ public final class MergePlan implements Serializable {
       KeyRuns a = l.keys.get(item);
       lg.addAll(a.groups);
       lr += a.rows;
-      weight += a.rows;
       KeyRuns b = r.keys.get(item);
       if (b != null) {
         rg.addAll(b.groups);
         rr += b.rows;
-        weight += b.rows;
       }
+      weight += keyWork.get(item);
+      kept += a.rows + (b == null ? 0 : b.rows);
     }
     if (!cut) {
-      return new Unit(keys.toArray(), ranges(l, lg), ranges(r, rg), false, (long) lr, (long) rr);
+      Unit u = new Unit(keys.toArray(), ranges(l, lg), ranges(r, rg), false, (long) lr, (long) rr);
+      u.work = weight;
+      u.kept = kept;
+      return u;
     }
     // a file per left row group, so that each knows which ends' NULL-bound rows are its own
     List<Integer> groups = new ArrayList<>(new java.util.TreeSet<>(lg));
@@ -463,8 +503,10 @@ public final class MergePlan implements Serializable {
     Range range = new Range(first == null ? Long.MIN_VALUE : first.from,
         last == null ? Long.MAX_VALUE : last.to, keys.size() - 1, owns(head, groups),
         owns(tail, groups), weight);
-    return new Unit(keys.toArray(), Ranges.each(l, groups), ranges(r, rg), false, (long) lr,
+    Unit u = new Unit(keys.toArray(), Ranges.each(l, groups), ranges(r, rg), false, (long) lr,
         (long) rr, range);
+    u.kept = kept;
+    return u;
   }
 
   /**

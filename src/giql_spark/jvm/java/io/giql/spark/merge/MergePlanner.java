@@ -118,18 +118,23 @@ public final class MergePlanner {
         || t == ByteType$.MODULE$;
   }
 
-  /** The merge operator, or null with {@code why[0]} set. */
+  /**
+   * The merge operator, or null with {@code why[0]} set; {@code counted}: the join's pairs are
+   * counted inside it (a count, or a count per left row), not returned.
+   */
   public static MergeIntervalJoinExec plan(Join j, List<Expression> hl, List<Expression> hr,
       Expression llo, Expression lhi, Expression rlo, Expression rhi, Option<Expression> residual,
-      Option<Seq<NamedExpression>> projection, Seq<Attribute> countOutput, String[] why) {
-    return plan(j, hl, hr, llo, lhi, rlo, rhi, residual, projection, countOutput, false, why);
+      Option<Seq<NamedExpression>> projection, Seq<Attribute> countOutput, boolean counted,
+      String[] why) {
+    return plan(j, hl, hr, llo, lhi, rlo, rhi, residual, projection, countOutput, false, counted,
+        why);
   }
 
   /** As above; {@code keyUnits}: one key per unit ({@link MergePlan#build}). */
   public static MergeIntervalJoinExec plan(Join j, List<Expression> hl, List<Expression> hr,
       Expression llo, Expression lhi, Expression rlo, Expression rhi, Option<Expression> residual,
       Option<Seq<NamedExpression>> projection, Seq<Attribute> countOutput, boolean keyUnits,
-      String[] why) {
+      boolean counted, String[] why) {
     if (!supported(j.joinType())) {
       why[0] = "join type " + j.joinType() + " (the merge join does inner, left, semi, anti)";
       return null;
@@ -205,7 +210,13 @@ public final class MergePlanner {
     int tasks = Integer.parseInt(conf.getConfString("spark.giql.merge.tasks",
         conf.getConfString("spark.giql.cores",
             String.valueOf(session.sparkContext().defaultParallelism()))));
-    MergePlan plan = MergePlan.build(lside, rside, leftKeysOnly, Math.max(1, tasks), keyUnits);
+    // a pair's weight of a row in the task cut: the cost model's pair (counted inside the join,
+    // or returned) over its merge row (planner/constants.py: per_row_pair or output, over
+    // jvm_merge_row); PROJECTED-100M's tasks put a counted pair at 1.6e-8 s and a row at 3.9e-7
+    double pairWeight = Double.parseDouble(conf.getConfString("spark.giql.merge.pairWeight",
+        String.valueOf(counted ? COUNTED_PAIR : RETURNED_PAIR)));
+    MergePlan plan = MergePlan.build(lside, rside, leftKeysOnly, Math.max(1, tasks), keyUnits,
+        pairWeight);
     why[0] = null;
     return new MergeIntervalJoinExec(ls, rs, j.joinType(), hl.get(k), hr.get(k), llo, lhi, rlo,
         rhi, Option.apply(res), projection, countOutput, plan);
@@ -428,9 +439,16 @@ public final class MergePlanner {
     if (c != null && !out.contains(c)) out.add(c);
   }
 
+  /** A pair counted inside the join, and one returned, in rows' work (see plan). */
+  static final double COUNTED_PAIR = 0.05;
+  static final double RETURNED_PAIR = 0.25;
+
   static final int SAMPLE_FILES = 4;
   static final int SAMPLE_ROWS = 4096;
   private static final java.util.Map<String, String> SAMPLED =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  /** The sample's sum of hi - lo and its rows with bounds, as {@link #SAMPLED}. */
+  private static final java.util.Map<String, double[]> WIDTHS =
       new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
@@ -442,6 +460,7 @@ public final class MergePlanner {
       Expression key, Expression lo, Expression hi, long slack, int rows, String name,
       String[] why) {
     if (rows <= 0) return true;
+    double[] width = new double[2];
     SideSpec spec = null;
     int files = 0;
     for (ParquetLayout f : layout.files) {
@@ -459,7 +478,9 @@ public final class MergePlanner {
           + key.sql() + "|" + lo.sql() + "|" + hi.sql() + "|" + sql(s.filters) + "|"
           + used(s.project, key, lo, hi) + "|" + slack + "|" + rows;
       String seen = SAMPLED.get(id);
-      if (seen == null) {
+      double[] w = WIDTHS.get(id);
+      if (seen == null || w == null) {
+        w = new double[2];
         if (spec == null) spec = MergeIntervalJoinExec.spec(s, name, key, lo, hi);
         FileStream st = new FileStream(spec,
             new org.apache.spark.sql.execution.datasources.PartitionedFile[] {
@@ -467,8 +488,12 @@ public final class MergePlanner {
             MergePlan.ranks(first.keys), false, false, true, slack);
         seen = "";
         try {
-          for (int i = 0; i < rows && st.next() != null; i++) {
-            // reading is the check
+          // reading is the check; the widths weigh pairs in the task cut (Work)
+          SweepRow row;
+          for (int i = 0; i < rows && (row = st.next()) != null; i++) {
+            if (row.nullBound) continue;
+            w[0] += (double) row.hi - row.lo;
+            w[1]++;
           }
         } catch (Disorder d) {
           seen = d.detail;
@@ -477,14 +502,21 @@ public final class MergePlanner {
         } finally {
           st.close();
         }
-        if (SAMPLED.size() > 10_000) SAMPLED.clear();
+        if (SAMPLED.size() > 10_000) {
+          SAMPLED.clear();
+          WIDTHS.clear();
+        }
         SAMPLED.put(id, seen);
+        WIDTHS.put(id, w);
       }
+      width[0] += w[0];
+      width[1] += w[1];
       if (!seen.isEmpty()) {
         why[0] = "the first rows are not sorted by (key, lo): " + seen;
         return false;
       }
     }
+    if (width[1] > 0) layout.width = width[0] / width[1];
     return true;
   }
 

@@ -43,6 +43,16 @@ final class Ranges {
    */
   static List<MergePlan.Unit> cut(MergePlan.Side l, MergePlan.Side r, Object k, double first,
       double per) {
+    return cut(l, r, k, first, per, 0, 0);
+  }
+
+  /**
+   * As above, {@code first} and {@code per} in work ({@link Work}): each row weighs {@code 1 +
+   * c × the other side's density at its lo / 2} (half of each pair to each of its rows), scaled so
+   * that the key's rows weigh {@code keyWork}; {@code c} 0 weighs rows alone.
+   */
+  static List<MergePlan.Unit> cut(MergePlan.Side l, MergePlan.Side r, Object k, double first,
+      double per, double c, double keyWork) {
     MergePlan.KeyRuns lk = l.keys.get(k);
     MergePlan.KeyRuns rk = r.keys.get(k);
     if (l.bounds == null || lk == null || rk != null && r.bounds == null) return null;
@@ -62,7 +72,8 @@ final class Ranges {
       rb[i] = r.bounds(rg.get(i), k);
       if (bad(rb[i])) return null;
     }
-    long[] cuts = cuts(l, r, lg, rg, lb, rb, first, per, most);
+    Points pts = points(l, r, lg, rg, lb, rb, c, keyWork);
+    long[] cuts = cuts(pts, first, per, most);
     if (cuts.length == 0) return null;
     List<MergePlan.Unit> out = new ArrayList<>();
     boolean[] owned = new boolean[lg.size()];
@@ -106,11 +117,13 @@ final class Ranges {
       }
       boolean[] owns = new boolean[left.size()];
       for (int i = 0; i < owns.length; i++) owns[i] = ownsNull.get(i);
-      // its weight in the task cut: the rows of both sides whose lo is in the range, as the
-      // cuts counted them
+      // its weight in the task cut: the rows of both sides whose lo is in the range (with their
+      // pairs when weighed), as the cuts counted them
+      double work = c > 0 ? pts.sum(from, to) : leftRows + rightOwn;
       MergePlan.Unit u = new MergePlan.Unit(new Object[] {k}, each(l, left),
           MergePlan.ranges(r, right), false, (long) leftRows, (long) rightRows,
-          new MergePlan.Range(from, to, owns, leftRows + rightOwn));
+          new MergePlan.Range(from, to, owns, work));
+      u.kept = leftRows + rightOwn;
       u.leftGroupIdx = left;
       u.rightGroupIdx = right;
       out.add(u);
@@ -147,13 +160,32 @@ final class Ranges {
   /** A cut nearer a key's end than this share of a task is not made (the key's end serves). */
   static final double EDGE = 0.1;
 
-  /**
-   * Increasing cut positions after {@code first} rows of both sides and every {@code per} rows
-   * after that, while more than {@link #EDGE} of {@code per} is left (evenly every
-   * {@code total / most} rows when that makes more than {@code most} ranges).
-   */
-  private static long[] cuts(MergePlan.Side l, MergePlan.Side r, List<Integer> lg,
-      List<Integer> rg, long[][] lb, long[][] rb, double first, double per, int most) {
+  /** Each row group's rows as {@link #POINTS} weighted points spread over its bounds, sorted. */
+  static final class Points {
+    final long[] at;
+    final double[] w;
+    final double total;
+
+    Points(long[] at, double[] w, double total) {
+      this.at = at;
+      this.w = w;
+      this.total = total;
+    }
+
+    /** The weight of the points in [from, to). */
+    double sum(long from, long to) {
+      double s = 0;
+      for (int i = 0; i < at.length; i++) {
+        if (at[i] >= from && at[i] < to) s += w[i];
+      }
+      return s;
+    }
+  }
+
+  private static Points points(MergePlan.Side l, MergePlan.Side r, List<Integer> lg,
+      List<Integer> rg, long[][] lb, long[][] rb, double c, double keyWork) {
+    Work.Density dl = c > 0 ? new Work.Density(l, lg, lb) : null;
+    Work.Density dr = c > 0 ? new Work.Density(r, rg, rb) : null;
     int n = (lg.size() + rg.size()) * POINTS;
     long[] at = new long[n];
     double[] w = new double[n];
@@ -162,6 +194,7 @@ final class Ranges {
     for (int side = 0; side < 2; side++) {
       MergePlan.Side s = side == 0 ? l : r;
       List<Integer> gs = side == 0 ? lg : rg;
+      Work.Density other = side == 0 ? dr : dl;
       for (int i = 0; i < gs.size(); i++) {
         int g = gs.get(i);
         long[] b = (side == 0 ? lb : rb)[i];
@@ -172,15 +205,37 @@ final class Ranges {
         }
         for (int q = 0; q < POINTS; q++) {
           at[p] = b[0] + (long) ((q + 0.5) * ((double) b[1] - b[0]) / POINTS);
-          w[p] = rows / POINTS;
+          w[p] = rows / POINTS * (other == null ? 1 : 1 + c * other.at(at[p]) / 2);
           total += w[p];
           p++;
         }
       }
     }
+    if (c > 0 && total > 0 && keyWork > 0) {
+      // the key's work as the plan's task cut counted it
+      for (int i = 0; i < n; i++) w[i] *= keyWork / total;
+      total = keyWork;
+    }
     Integer[] order = new Integer[n];
     for (int i = 0; i < n; i++) order[i] = i;
     Arrays.sort(order, (a, b) -> Long.compare(at[a], at[b]));
+    long[] sa = new long[n];
+    double[] sw = new double[n];
+    for (int i = 0; i < n; i++) {
+      sa[i] = at[order[i]];
+      sw[i] = w[order[i]];
+    }
+    return new Points(sa, sw, total);
+  }
+
+  /**
+   * Increasing cut positions after {@code first} of the points' weight and every {@code per}
+   * after that, while more than {@link #EDGE} of {@code per} is left (evenly every
+   * {@code total / most} when that makes more than {@code most} ranges).
+   */
+  private static long[] cuts(Points pts, double first, double per, int most) {
+    int n = pts.at.length;
+    double total = pts.total;
     List<Double> targets = new ArrayList<>();
     for (double t = first; t < total - EDGE * per; t += per) targets.add(t);
     if (targets.size() >= most) {
@@ -191,9 +246,9 @@ final class Ranges {
     double acc = 0;
     int next = 0;
     for (int i = 0; i < n && next < targets.size(); i++) {
-      acc += w[order[i]];
+      acc += pts.w[i];
       if (acc >= targets.get(next)) {
-        long c = at[order[i]] + 1;
+        long c = pts.at[i] + 1;
         if (out.isEmpty() || c > out.get(out.size() - 1)) out.add(c);
         while (next < targets.size() && acc >= targets.get(next)) next++;
       }

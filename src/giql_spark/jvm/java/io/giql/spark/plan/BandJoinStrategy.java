@@ -188,7 +188,7 @@ public final class BandJoinStrategy extends SparkStrategy {
           // sorted Parquet files: each key's right rows indexed in turn, nothing broadcast
           String[] why = new String[1];
           MergeIntervalJoinExec merge = MergePlanner.plan(j, hl, hr, llo, lhi, rlo, rhi, residual,
-              projection, Scala.seqOf(), true, why);
+              projection, Scala.seqOf(), true, false, why);
           MergePlanner.decided(merge != null ? merge.mergePlan().describe() : null,
               merge != null ? null : why[0]);
           if (merge != null) {
@@ -204,7 +204,8 @@ public final class BandJoinStrategy extends SparkStrategy {
       if (useMerge(params)) {
         String[] why = new String[1];
         SparkPlan merge = MergePlanner.plan(j, hl, hr, llo, lhi, rlo, rhi, residual, projection,
-            countAttr == null ? Scala.seqOf() : Scala.seqOf(countAttr), why);
+            countAttr == null ? Scala.seqOf() : Scala.seqOf(countAttr),
+            countAttr != null || perRow != null, why);
         MergePlanner.decided(merge != null ? ((MergeIntervalJoinExec) merge).mergePlan()
             .describe() : null, merge != null ? null : why[0]);
         if (merge != null && perRow != null) {
