@@ -102,7 +102,8 @@ def project(stages, wall: float, cores: int) -> float:
     return serial + sum(max(max(t), sum(t) / cores) for _, t, _, _ in stages)
 
 
-def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path) -> dict:
+def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path,
+                conf: dict | None = None) -> dict:
     import giql_spark as gs
 
     left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
@@ -111,7 +112,7 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
         "spark.sql.shuffle.partitions": "128", "spark.sql.files.maxPartitionBytes": str(4 * 2**20),
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.eventLog.enabled": "true",
-        "spark.eventLog.dir": str(log_dir), "spark.eventLog.compress": "false"})
+        "spark.eventLog.dir": str(log_dir), "spark.eventLog.compress": "false", **(conf or {})})
     sc = spark.sparkContext
     runs = {}
     for strategy in strategies:
@@ -232,13 +233,16 @@ def main() -> int:
     ap.add_argument("--cores", default="16,64,256")
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark option for the session (e.g. spark.giql.merge.pairWeight=0)")
     args = ap.parse_args()
     cores_list = [int(x) for x in args.cores.split(",")]
     start = load_averages()
     results = []
     for profile in args.profiles.split(","):
         with tempfile.TemporaryDirectory(prefix="giql-events-") as d:
-            results.append(run_profile(profile, args.size, cores_list, args.strategies.split(","), Path(d)))
+            results.append(run_profile(profile, args.size, cores_list, args.strategies.split(","), Path(d),
+                                       dict(kv.split("=", 1) for kv in args.conf)))
     load = (start, load_averages())
     args.out.write_text(report(results, cores_list, args, load))
     args.out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str))
