@@ -58,7 +58,10 @@ final class Work {
 
   /**
    * A side's rows per position as a step function of position: the sum over its row groups of
-   * rows / positions, where each spreads its rows evenly between its least and greatest lo.
+   * rows / positions, where each spreads its rows evenly between its least and greatest lo. Only
+   * row groups of the one key count: a group shared with other keys does not tell the key's
+   * rows in it (a chromosome's last few rows in a group of the next one's would be credited half
+   * the group, on a few positions: a spike that drew every cut).
    */
   static final class Density {
     private final long[] at;
@@ -71,9 +74,9 @@ final class Work {
       int m = 0;
       for (int i = 0; i < n; i++) {
         long[] b = bounds[i];
-        if (b == null || Bounds.empty(b)) continue;
         ParquetLayout.RowGroup rg = s.group(groups.get(i));
-        double d = rg.nonNullRows() / (double) rg.keys.length / ((double) b[1] - b[0] + 1);
+        if (b == null || Bounds.empty(b) || rg.keys == null || rg.keys.length != 1) continue;
+        double d = rg.nonNullRows() / ((double) b[1] - b[0] + 1);
         pos[m] = b[0];
         delta[m++] = d;
         pos[m] = b[1] == Long.MAX_VALUE ? Long.MAX_VALUE : b[1] + 1;
