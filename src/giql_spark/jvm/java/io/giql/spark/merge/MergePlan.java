@@ -309,23 +309,10 @@ public final class MergePlan implements Serializable {
 
   /**
    * The tasks. {@code leftKeysOnly}: keys the right side lacks still produce output (left outer
-   * and anti joins), as do the left side's NULL keys.
-   */
-  static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks) {
-    return build(l, r, leftKeysOnly, numTasks, false);
-  }
-
-  /**
-   * {@code keyUnits}: each key is a unit of its own (a k-nearest join indexes one unit of the
-   * right side at a time, so a unit must not hold more than a key's rows).
-   */
-  static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks, boolean keyUnits) {
-    return build(l, r, leftKeysOnly, numTasks, keyUnits, 0);
-  }
-
-  /**
-   * {@code pairWeight}: the tasks carry about equal work, a pair weighing this much of a row
-   * ({@link Work}); 0 cuts them by rows alone.
+   * and anti joins), as do the left side's NULL keys. {@code keyUnits}: each key is a unit of its
+   * own (a k-nearest join indexes one unit of the right side at a time, so a unit must not hold
+   * more than a key's rows). {@code pairWeight}: the tasks carry about equal work, a pair weighing
+   * this much of a row ({@link Work}); 0 cuts them by rows alone.
    */
   static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks, boolean keyUnits,
       double pairWeight) {

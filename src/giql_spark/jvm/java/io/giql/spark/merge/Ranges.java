@@ -37,19 +37,11 @@ final class Ranges {
   private static final int PER_GROUP = 4;
 
   /**
-   * Key {@code k} as ranges, cut after its first {@code first} rows (both sides) and every
-   * {@code per} rows after that while more than {@link #EDGE} of {@code per} is left, as units;
-   * null when it is not cut.
-   */
-  static List<MergePlan.Unit> cut(MergePlan.Side l, MergePlan.Side r, Object k, double first,
-      double per) {
-    return cut(l, r, k, first, per, 0, 0);
-  }
-
-  /**
-   * As above, {@code first} and {@code per} in work ({@link Work}): each row weighs {@code 1 +
-   * c × the other side's density at its lo / 2} (half of each pair to each of its rows), scaled so
-   * that the key's rows weigh {@code keyWork}; {@code c} 0 weighs rows alone.
+   * Key {@code k} as ranges, cut after its first {@code first} of work (both sides) and every
+   * {@code per} after that while more than {@link #EDGE} of {@code per} is left, as units; null
+   * when it is not cut. Work is as {@link Work} weighs it: each row weighs {@code 1 + c × the
+   * other side's density at its lo / 2} (half of each pair to each of its rows), scaled so that
+   * the key's rows weigh {@code keyWork}; {@code c} 0 weighs rows alone.
    */
   static List<MergePlan.Unit> cut(MergePlan.Side l, MergePlan.Side r, Object k, double first,
       double per, double c, double keyWork) {
