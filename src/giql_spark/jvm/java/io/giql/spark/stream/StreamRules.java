@@ -84,6 +84,8 @@ public final class StreamRules implements Serializable {
   final StructType rightType;
   final StructType leftCond;
   final StructType rightCond;
+  /** How each side's condition row is read into its {@link Cond} view. */
+  private final Cond.Layout[] condLayout;
   /** The join condition over (left condition row, right condition row). */
   final Expression condition;
   final Seq<Attribute> joined;
@@ -112,6 +114,7 @@ public final class StreamRules implements Serializable {
     this.rightType = rightType;
     this.leftCond = leftCond;
     this.rightCond = rightCond;
+    this.condLayout = new Cond.Layout[] {new Cond.Layout(leftCond), new Cond.Layout(rightCond)};
     this.condition = condition;
     this.joined = joined;
     this.leftInput = leftInput;
@@ -133,7 +136,7 @@ public final class StreamRules implements Serializable {
   /** Side {@code s}'s condition row in {@code payload} (not copied). */
   Cond condRow(int s, UnsafeRow payload) {
     StructType t = s == 0 ? leftCond : rightCond;
-    return payload.isNullAt(COND) ? null : new Cond(payload.getStruct(COND, t.size()), t);
+    return payload.isNullAt(COND) ? null : new Cond(payload.getStruct(COND, t.size()), condLayout[s]);
   }
 
   /**
@@ -161,7 +164,7 @@ public final class StreamRules implements Serializable {
     StructType t = s == 0 ? leftCond : rightCond;
     UnsafeRow row = new UnsafeRow(t.size());
     row.pointTo(bytes, bytes.length);
-    return new Cond(row, t);
+    return new Cond(row, condLayout[s]);
   }
 
   /** Whether side {@code s}'s unmatched rows are output. */
@@ -232,7 +235,8 @@ public final class StreamRules implements Serializable {
         .add("__gs_kind", DataTypes.IntegerType, false)
         .add("__gs_l", DataTypes.BinaryType, true)
         .add("__gs_r", DataTypes.BinaryType, true);
-    for (String m : METRICS) t = t.add("__gs_m_" + m, DataTypes.LongType, false);
+    // NULL on an output row: only a bucket's metric row carries them
+    for (String m : METRICS) t = t.add("__gs_m_" + m, DataTypes.LongType, true);
     return t;
   }
 }
