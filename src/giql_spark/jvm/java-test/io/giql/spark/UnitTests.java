@@ -11,6 +11,7 @@ public final class UnitTests {
     Check c = new Check();
     io.giql.spark.index.IntervalIndexTest.run(c);
     io.giql.spark.merge.UnitSweepTest.run(c);
+    io.giql.spark.merge.RangesTest.run(c);
     System.out.println(c.passed() + " passed, " + c.failed() + " failed");
     System.exit(c.failed() == 0 ? 0 : 1);
   }

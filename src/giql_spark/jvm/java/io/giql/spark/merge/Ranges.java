@@ -158,19 +158,37 @@ final class Ranges {
     final double[] w;
     final double total;
 
+    /** {@code before[i]}: the weight of the points before {@code i}. */
+    private final double[] before;
+
+    /** {@code at} in increasing order, {@code w} its weights. */
     Points(long[] at, double[] w, double total) {
       this.at = at;
       this.w = w;
       this.total = total;
+      this.before = new double[at.length + 1];
+      for (int i = 0; i < at.length; i++) before[i + 1] = before[i] + w[i];
     }
 
-    /** The weight of the points in [from, to). */
+    /**
+     * The weight of the points in [from, to): two searches, since a key cut into thousands of
+     * ranges over thousands of row groups asks this once per range.
+     */
     double sum(long from, long to) {
-      double s = 0;
-      for (int i = 0; i < at.length; i++) {
-        if (at[i] >= from && at[i] < to) s += w[i];
+      if (to <= from) return 0;
+      return before[first(to)] - before[first(from)];
+    }
+
+    /** The index of the first point at or after {@code x} ({@code at.length}: none). */
+    private int first(long x) {
+      int lo = 0;
+      int hi = at.length;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (at[mid] < x) lo = mid + 1;
+        else hi = mid;
       }
-      return s;
+      return lo;
     }
   }
 
