@@ -71,14 +71,13 @@ final class BucketJoin implements FlatMapGroupsWithStateFunction<Long, Row, byte
    */
   private static final class Out {
     private static final int BLOCK = 4096;
-    private static final Integer PAIR = 0;
     private final List<Row[]> blocks = new ArrayList<>();
     private Row[] block;
     private int n = BLOCK;
     final long[] added = new long[2], pruned = new long[2], late = new long[2];
 
     void emit(byte[] l, byte[] r) {
-      add(RowFactory.create(PAIR, l, r, null, null, null, null, null, null, null, null));
+      add(RowFactory.create(0, l, r, null, null, null, null, null, null, null, null));
     }
 
     void add(Row row) {

@@ -4,7 +4,6 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -23,51 +22,31 @@ final class Cond {
   }
 
   /**
-   * How to read each field of a condition row, worked out once per side: Spark's generic
-   * {@code get(i, type)} tests the type against a dozen classes for every field of every row.
+   * How to read each field of a condition row, worked out once per side. The fields are one
+   * struct per alias (jvm_state.projected), and Spark's generic {@code get(i, type)} tests the
+   * type against a dozen classes before it reads a struct, for every field of every row.
    */
   static final class Layout implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
-    private static final int OTHER = 0, STRUCT = 1, LONG = 2, INT = 3, STRING = 4, DOUBLE = 5;
     private final DataType[] types;
-    private final int[] kinds;
-    private final int[] sizes;
+    /** A struct field's field count; -1: any other type, read the generic way. */
+    private final int[] structSize;
 
     Layout(StructType type) {
       int n = type.size();
       types = new DataType[n];
-      kinds = new int[n];
-      sizes = new int[n];
+      structSize = new int[n];
       for (int i = 0; i < n; i++) {
-        DataType t = type.fields()[i].dataType();
-        types[i] = t;
-        if (t instanceof StructType) {
-          kinds[i] = STRUCT;
-          sizes[i] = ((StructType) t).size();
-        } else if (t.equals(DataTypes.LongType)) {
-          kinds[i] = LONG;
-        } else if (t.equals(DataTypes.IntegerType)) {
-          kinds[i] = INT;
-        } else if (t.equals(DataTypes.StringType)) {
-          kinds[i] = STRING;
-        } else if (t.equals(DataTypes.DoubleType)) {
-          kinds[i] = DOUBLE;
-        }
+        types[i] = type.fields()[i].dataType();
+        structSize[i] = types[i] instanceof StructType ? ((StructType) types[i]).size() : -1;
       }
     }
 
     Object[] read(UnsafeRow row) {
-      Object[] values = new Object[kinds.length];
+      Object[] values = new Object[types.length];
       for (int i = 0; i < values.length; i++) {
         if (row.isNullAt(i)) continue;
-        switch (kinds[i]) {
-          case STRUCT: values[i] = row.getStruct(i, sizes[i]); break;
-          case LONG: values[i] = row.getLong(i); break;
-          case INT: values[i] = row.getInt(i); break;
-          case STRING: values[i] = row.getUTF8String(i); break;
-          case DOUBLE: values[i] = row.getDouble(i); break;
-          default: values[i] = row.get(i, types[i]);
-        }
+        values[i] = structSize[i] >= 0 ? row.getStruct(i, structSize[i]) : row.get(i, types[i]);
       }
       return values;
     }
