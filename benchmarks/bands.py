@@ -26,11 +26,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from harness.data import DATA_DIR, REPORTS_DIR, ROW_GROUP, data_paths, parquet_rows, warmup_paths, write_parquet
+from harness.data import DATA_DIR, REPORTS_DIR, ROW_GROUP, data_paths, parquet_rows, scratch_dir, warmup_paths, \
+    write_parquet
 from harness.machine import machine_facts, peers_versions
 from harness.queries import PAIR_COLUMNS
 from harness.report import command_line, one_line, spread, write_report
@@ -533,7 +533,7 @@ def main(argv=None) -> int:
             print(f"[data] {size:,} {p}: {data[f'{size:,}, {p}']}", flush=True)
 
     facts = machine_facts()
-    tmp_root = Path(tempfile.mkdtemp(prefix="giql-bands-", dir=str(DATA_DIR)))
+    tmp_root = scratch_dir("giql-bands-")
     runs: list[dict] = []
     timed_out: set = set()  # (size, profile, query, op, contender): not run again after a timeout
     rec = {"command": cmdline, "started": started.isoformat(), "code": code, "machine": facts,

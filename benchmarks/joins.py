@@ -19,7 +19,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.data import DATA_DIR, PROFILES, REPORTS_DIR, data_paths, parquet_rows, warmup_paths
+from harness.data import PROFILES, REPORTS_DIR, data_paths, scratch_dir, parquet_rows, warmup_paths
 from harness.machine import load_averages, machine_facts, peers_versions
 from harness.queries import BIN10K_PAIRS_SELECT, GIQL_COUNT, GIQL_PAIRS, PAIR_COLUMNS, bin10k
 from harness.report import command_line, fmt_ratio, machine_lines, one_line, spread, write_report
@@ -295,7 +294,7 @@ def main(argv=None) -> int:
     runner = Runner(spark, args.peers_python)
     facts = machine_facts(spark)
     print(f"[machine] {facts}", flush=True)
-    tmp_root = Path(tempfile.mkdtemp(prefix="giql-bench-", dir=str(DATA_DIR)))
+    tmp_root = scratch_dir("giql-bench-")
 
     if not args.no_warmup:
         # JIT (numba kernels in the Python workers), JVM code paths, bioframe imports.

@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 
 from harness.data import DATA_DIR, HG38, PROFILE_SEED, PROFILES, REPORTS_DIR, ROW_GROUP, data_paths, generate, \
-    warmup_paths
+    scratch_dir, warmup_paths
 from harness.machine import machine_facts, peers_versions
 from harness.peers import PER_ROW  # the per-row ops and their columns
 from harness.report import command_line, write_report
@@ -397,7 +397,7 @@ def main(argv=None) -> int:
            "data_order": args.data.split(","), "results": {}, "notes": list(args.note)}
     raw = out.with_suffix(".json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp_root = Path(tempfile.mkdtemp(prefix="giql-scale-", dir=str(DATA_DIR)))
+    tmp_root = scratch_dir("giql-scale-")
     for data in rec["data_order"]:
         profile, size, order = DATA[data]
         files = chunked_paths(profile, size, order)

@@ -10,6 +10,7 @@ half-open), name.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +105,12 @@ def data_paths(profile: str, size: int, order: str = "sorted") -> tuple[Path, Pa
             write_parquet(t, p)
         out.append(p)
     return out[0], out[1]
+
+
+def scratch_dir(prefix: str) -> Path:
+    """A new temporary directory under ``DATA_DIR`` (created first: a fresh clone has none)."""
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=str(DATA_DIR)))
 
 
 def warmup_paths() -> tuple[Path, Path]:
