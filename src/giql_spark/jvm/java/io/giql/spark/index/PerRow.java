@@ -122,7 +122,9 @@ public final class PerRow implements Serializable {
       }
       this.values = k == 0 ? null : UnsafeProjection.create(Scala.seq(casts), joinedAttrs);
       StructType longs = new StructType();
-      for (int i = 0, n = 1 + k + (covered ? 1 : 0); i < n; i++) longs = longs.add("v" + i, LongType$.MODULE$);
+      for (int i = 0, n = 1 + k + (covered ? 1 : 0); i < n; i++) {
+        longs = longs.add("v" + i, LongType$.MODULE$);
+      }
       this.row = new SpecificInternalRow(longs);
     }
 
