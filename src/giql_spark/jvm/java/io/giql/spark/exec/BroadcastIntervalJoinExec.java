@@ -517,6 +517,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private final UnsafeProjection boundsProj;
     private final Residual residual;
     private final UnsafeProjection resultProj;
+    private final RowConcat concat;  // a pair's row as its two rows' bytes (null: resultProj)
     private final UnsafeProjection streamToUnsafe;
     private final JoinedRow joined = new JoinedRow();
     private final JoinedRow counted = new JoinedRow();
@@ -552,6 +553,9 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       this.boundsProj = UnsafeProjection.create(Scala.seqOf(p.streamLo, p.streamHi));
       this.residual = Residual.of(p.residual, p.residualInput, p.leftOut, p.rightOut, partition);
       this.resultProj = p.resultProjection();
+      this.concat = p.mode == Mode.PAIRS || p.mode == Mode.PAIRS_OR_PAD
+          ? RowConcat.of(p.output, p.joinedInput, p.buildRight ? p.streamFields : p.buildFields)
+          : null;
       this.streamToUnsafe = p.mode == Mode.SEMI || p.mode == Mode.ANTI
           ? UnsafeProjection.create(p.streamTypes)
           : null;
@@ -623,7 +627,9 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
             switch (p.mode) {
               case PAIRS:
               case PAIRS_OR_PAD:
-                out = resultProj.apply(joined);
+                out = concat == null ? null
+                    : p.buildRight ? concat.apply(cur, buildRow, joined) : concat.apply(buildRow, cur, joined);
+                if (out == null) out = resultProj.apply(joined);
                 return true;
               case SEMI:
                 out = asUnsafe(cur);
