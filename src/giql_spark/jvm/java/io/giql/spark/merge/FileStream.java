@@ -21,6 +21,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 import io.giql.spark.columns.KeyColumn;
 import io.giql.spark.columns.LongColumn;
 import io.giql.spark.columns.ScanFilter;
+import io.giql.spark.columns.VectorRow;
 import io.giql.spark.compat.Scala;
 
 import scala.collection.Iterator;
@@ -49,6 +50,8 @@ final class FileStream implements RowStream {
   private final KeyColumn keyCol;
   // with keyCol, the same read straight off the vectors when all are plain (else null)
   private final LongColumn[] cols;
+  // with keyCol, a full side row written off the vectors (else null: the projection)
+  private final VectorRow vrow;
   private boolean fromBatch;
   // a full row's residual columns (of its side row), for a residual against lean rows
   private int[] valCols;
@@ -117,6 +120,7 @@ final class FileStream implements RowStream {
     this.check = check;
     this.filter = ScanFilter.of(spec.filter);
     this.project = UnsafeProjection.create(spec.project);
+    this.vrow = keyCol != null && lean == null ? VectorRow.of(spec.project) : null;
     this.keyProj = UnsafeProjection.create(Scala.seqOf(spec.key));
     this.bounds = UnsafeProjection.create(Scala.seqOf(spec.lo, spec.hi));
   }
@@ -140,6 +144,7 @@ final class FileStream implements RowStream {
             for (LongColumn c : cols) c.batch(batch);
           }
           if (filter != null) filter.batch(batch);
+          if (vrow != null) vrow.batch(batch);
           continue;
         }
         if (fromBatch && filter != null) filter.batch(null);
@@ -373,12 +378,12 @@ final class FileStream implements RowStream {
     int rank = keyCol.rank(row);
     if (rank == KeyColumn.NULL) {
       if (!nullKeys) return null;
-      return full(-1, 0, 0, project.apply(scan), true);
+      return full(-1, 0, 0, vrow != null ? vrow.apply(row) : project.apply(scan), true);
     }
     if (nullKeys || rank == KeyColumn.ABSENT) return null;
     lastKey = keyCol.key;
     lastRank = rank;
-    UnsafeRow side = project.apply(scan);
+    UnsafeRow side = vrow != null ? vrow.apply(row) : project.apply(scan);
     long x;
     long y;
     if (cols != null) {

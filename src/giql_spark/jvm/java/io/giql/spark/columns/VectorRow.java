@@ -1,0 +1,143 @@
+package io.giql.spark.columns;
+
+import java.util.List;
+
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
+
+import io.giql.spark.compat.Scala;
+
+/**
+ * A side row written straight from the scan's column vectors, for a projection whose every
+ * column is a scan column of a fixed-width or string type.
+ *
+ * <p>Why: Spark's projection reads a dictionary-encoded string (a chromosome) by decoding its
+ * dictionary entry, copying the bytes out and wrapping them in a new {@code UTF8String}, once per
+ * row; genomic keys come in long runs of one dictionary id, so the string is decoded once per run
+ * here. A plain string is still wrapped per row (the vector's bytes are not public).
+ */
+public final class VectorRow {
+  private static final int LONG = 0;
+  private static final int INT = 1;
+  private static final int SHORT = 2;
+  private static final int BYTE = 3;
+  private static final int DOUBLE = 4;
+  private static final int FLOAT = 5;
+  private static final int BOOLEAN = 6;
+  private static final int STRING = 7;
+
+  private final int[] ordinals;
+  private final int[] kinds;
+  private final UnsafeRowWriter writer;
+  private final ColumnVector[] vecs;
+  private final WritableColumnVector[] ids;  // a string column's dictionary ids, or null
+  private final int[] lastId;
+  private final UTF8String[] lastString;
+
+  private VectorRow(int[] ordinals, int[] kinds) {
+    this.ordinals = ordinals;
+    this.kinds = kinds;
+    this.writer = new UnsafeRowWriter(ordinals.length, 64);
+    this.vecs = new ColumnVector[ordinals.length];
+    this.ids = new WritableColumnVector[ordinals.length];
+    this.lastId = new int[ordinals.length];
+    this.lastString = new UTF8String[ordinals.length];
+  }
+
+  /** The writer for {@code project} (expressions over the scan row), or null when a column is not a plain scan column it can write. */
+  public static VectorRow of(scala.collection.Seq<Expression> project) {
+    List<Expression> es = Scala.list(project);
+    int[] ordinals = new int[es.size()];
+    int[] kinds = new int[es.size()];
+    for (int i = 0; i < ordinals.length; i++) {
+      Expression e = es.get(i);
+      while (e instanceof Alias) e = ((Alias) e).child();
+      if (!(e instanceof BoundReference)) return null;
+      int k = kind(e.dataType());
+      if (k < 0) return null;
+      ordinals[i] = ((BoundReference) e).ordinal();
+      kinds[i] = k;
+    }
+    return new VectorRow(ordinals, kinds);
+  }
+
+  private static int kind(DataType t) {
+    if (t instanceof LongType || t instanceof TimestampType) return LONG;
+    if (t instanceof IntegerType || t instanceof DateType) return INT;
+    if (t instanceof ShortType) return SHORT;
+    if (t instanceof ByteType) return BYTE;
+    if (t instanceof DoubleType) return DOUBLE;
+    if (t instanceof FloatType) return FLOAT;
+    if (t instanceof BooleanType) return BOOLEAN;
+    // a collated string (Spark 4) compares by its collation, but its bytes are the same
+    if (t instanceof StringType) return STRING;
+    return -1;
+  }
+
+  /** A new batch: the reader reuses its batch object, so the caller says when it changes. */
+  public void batch(ColumnarBatch b) {
+    for (int i = 0; i < ordinals.length; i++) {
+      vecs[i] = b.column(ordinals[i]);
+      ids[i] = null;
+      lastId[i] = -1;
+      lastString[i] = null;
+      if (kinds[i] == STRING && vecs[i] instanceof WritableColumnVector) {
+        WritableColumnVector w = (WritableColumnVector) vecs[i];
+        if (w.hasDictionary()) ids[i] = w.getDictionaryIds();
+      }
+    }
+  }
+
+  /** Row {@code row} of the current batch; the returned row is reused by the next call. */
+  public UnsafeRow apply(int row) {
+    writer.reset();
+    writer.zeroOutNullBytes();
+    for (int i = 0; i < ordinals.length; i++) {
+      ColumnVector v = vecs[i];
+      if (v.isNullAt(row)) {
+        writer.setNullAt(i);
+        continue;
+      }
+      switch (kinds[i]) {
+        case LONG: writer.write(i, v.getLong(row)); break;
+        case INT: writer.write(i, v.getInt(row)); break;
+        case SHORT: writer.write(i, v.getShort(row)); break;
+        case BYTE: writer.write(i, v.getByte(row)); break;
+        case DOUBLE: writer.write(i, v.getDouble(row)); break;
+        case FLOAT: writer.write(i, v.getFloat(row)); break;
+        case BOOLEAN: writer.write(i, v.getBoolean(row)); break;
+        default: writer.write(i, string(i, v, row));
+      }
+    }
+    return writer.getRow();
+  }
+
+  private UTF8String string(int i, ColumnVector v, int row) {
+    WritableColumnVector d = ids[i];
+    if (d == null) return v.getUTF8String(row);
+    int id = d.getInt(row);
+    if (id != lastId[i]) {
+      lastId[i] = id;
+      lastString[i] = v.getUTF8String(row);
+    }
+    return lastString[i];
+  }
+}
