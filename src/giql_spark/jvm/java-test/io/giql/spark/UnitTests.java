@@ -12,7 +12,7 @@ public final class UnitTests {
     io.giql.spark.index.IntervalIndexTest.run(c);
     io.giql.spark.merge.UnitSweepTest.run(c);
     io.giql.spark.merge.RangesTest.run(c);
-    io.giql.spark.exec.RowConcatTest.run(c);
+    io.giql.spark.columns.RowConcatTest.run(c);
     io.giql.spark.columns.VectorRowTest.run(c);
     System.out.println(c.passed() + " passed, " + c.failed() + " failed");
     System.exit(c.failed() == 0 ? 0 : 1);

@@ -34,6 +34,7 @@ import org.apache.spark.sql.types.DataType;
 import io.giql.spark.columns.Bind;
 import io.giql.spark.columns.FastResidual;
 import io.giql.spark.columns.Residual;
+import io.giql.spark.columns.RowConcat;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.PartitionFn;
 import io.giql.spark.compat.Partitions;

@@ -1,4 +1,4 @@
-package io.giql.spark.exec;
+package io.giql.spark.columns;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +27,7 @@ import io.giql.spark.compat.Scala;
  * the offsets. Only two {@link UnsafeRow}s can be joined this way; {@link #apply} returns null for
  * anything else (a padded row's NULL side), and the caller projects as before.
  */
-final class RowConcat {
+public final class RowConcat {
   private final UnsafeRowJoiner both;
   private final UnsafeProjection extra;  // the computed columns over the joined input, or null
   private final UnsafeRowJoiner withExtra;
@@ -43,7 +43,7 @@ final class RowConcat {
    * columns, then the second's), or null when {@code output} does not start with every input
    * column, in order and of the same type.
    */
-  static RowConcat of(scala.collection.Seq<Expression> output, scala.collection.Seq<Attribute> input,
+  public static RowConcat of(scala.collection.Seq<Expression> output, scala.collection.Seq<Attribute> input,
       int first) {
     List<Expression> out = Scala.list(output);
     List<Attribute> in = Scala.list(input);
@@ -65,7 +65,7 @@ final class RowConcat {
   }
 
   /** The output row for {@code joined} = ({@code a}, {@code b}), or null when either is not an {@link UnsafeRow}. */
-  UnsafeRow apply(InternalRow a, InternalRow b, JoinedRow joined) {
+  public UnsafeRow apply(InternalRow a, InternalRow b, JoinedRow joined) {
     if (!(a instanceof UnsafeRow) || !(b instanceof UnsafeRow)) return null;
     UnsafeRow row = both.join((UnsafeRow) a, (UnsafeRow) b);
     return extra == null ? row : withExtra.join(row, extra.apply(joined));

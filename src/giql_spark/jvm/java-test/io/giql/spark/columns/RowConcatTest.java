@@ -1,4 +1,4 @@
-package io.giql.spark.exec;
+package io.giql.spark.columns;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
