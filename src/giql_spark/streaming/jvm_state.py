@@ -12,15 +12,16 @@ input and reads its output:
   lo values, so a busy chromosome spreads over buckets (and tasks) and each
   pair comes out once. A row crossing more than :data:`MAX_RANGES` ranges is
   *wide*: it is kept in every bucket instead and meets the home copy of each
-  narrow row there. Spark gives each row its home unit (the range of its lo, or
-  bucket 0 for a wide row); the operator's first step (``Ticks``) adds the
-  copies, so only the few rows that cross a range boundary are copied. Outer, semi and anti joins keep one unit per key: whether
+  narrow row there. Spark gives each row its home range (that of its lo, or
+  :data:`WIDE`); the operator's first step (``Ticks``) gives it its bucket and
+  adds the copies, so only the few rows that cross a range boundary are copied. Outer, semi and anti joins keep one unit per key: whether
   a row ever matched must be known in one place;
 * units are dealt into ``spark.giql.streaming.stateBuckets`` buckets (a key's
   hash, plus the range number: a key's consecutive ranges take consecutive
   buckets), each with its own grouping key of the state, chosen so Spark's
   hash partitioning deals consecutive buckets to consecutive tasks (both
-  settings are fixed for the life of a checkpoint).
+  settings are fixed for the life of a checkpoint); one rule in the JVM
+  (``StreamRules.bucket``) places a row and its copies.
 
 The bound that frees held rows must be the other side's progress plus a
 constant (:func:`offsets`); the interval arithmetic gives that for every
@@ -44,8 +45,8 @@ MAX_RANGES = 8
 WIDE = -(2**63)
 #: Order values at which the bound is checked to be progress + a constant.
 _PROBES = (-10**9, -1, 0, 1, 1_000, 10**6, 10**9, 10**12, 10**15)
-#: The union's columns (StreamRules.COLUMNS): the state's grouping key, and the bytes of one Spark row
-#: of the fields StreamRules.PAYLOAD names (side, code, key, range, home, order, prune, lo, hi, the row
+#: The operator's rows (StreamRules.COLUMNS): the state's grouping key (its first step, Ticks, adds it),
+#: and the bytes of one Spark row of the fields StreamRules.PAYLOAD names (side, code, key, range, home, order, prune, lo, hi, the row
 #: as the statement reads it and as the condition does): one binary column crosses the shuffle and
 #: the operator's encoders, which would otherwise build an object per field of every row.
 COLUMNS = ("__gs_group", "__gs_payload")
@@ -135,28 +136,24 @@ def condition_fields(condition, df_left: DataFrame, df_right: DataFrame) -> dict
     return fields_read(condition, scope)
 
 
-def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, *, how: str, width: int,
-           groups: list[int]) -> tuple[DataFrame, str]:
-    """``df``'s rows as the operator's input rows (:data:`COLUMNS`), and the payload's type as JSON
-    (the operator checks its fields and builds its ticks with it); ``tags``: the code, key, order,
-    prune, lo and hi columns (:func:`.plan.tag_columns`); ``output`` / ``condition``: the columns of
-    the row as the statement reads it and as the condition does (:func:`projected`), each a struct
-    inside the payload; ``groups``: each bucket's grouping key (:func:`groups`)."""
+def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, *, how: str,
+           width: int) -> tuple[DataFrame, str]:
+    """``df``'s rows as the operator's input rows (the payload column of :data:`COLUMNS`), and the
+    payload's type as JSON (the operator checks its fields and builds its ticks with it); ``tags``:
+    the code, key, order, prune, lo and hi columns (:func:`.plan.tag_columns`); ``output`` /
+    ``condition``: the columns of the row as the statement reads it and as the condition does
+    (:func:`projected`), each a struct inside the payload. The operator's first step (``Ticks``)
+    gives each row the grouping key of its home unit's bucket from the payload's key and range."""
     base = df.select(*[c.alias(n) for n, c in tags.items()], F.struct(*output).alias("__gs_row"),
                      F.struct(*condition).alias("__gs_cond"))
     if how == "inner":  # a row that can match nothing has nothing to do in an INNER join
         base = base.where(F.col("__gs_code") != NO_MATCH)
-    b = len(groups)
-    # a key's consecutive ranges take consecutive buckets (StreamRules.bucket, which the copies use)
-    key_hash = "CASE WHEN __gs_key IS NULL THEN 0 ELSE CAST(pmod(pmod(xxhash64(__gs_key), {b}){r}, {b}) AS int) END"
-    if width > 0:  # the row's home unit here; the operator's Ticks adds its copies (see the module)
+    if width > 0:  # the row's home range here; the operator's Ticks adds its copies (see the module)
         r0, r1 = _floor_div("__gs_lo", width), _floor_div("__gs_hi", width)
         wide = F.expr(f"__gs_code = {OK} AND {r1} - {r0} >= {MAX_RANGES}")
-        bucket = F.when(wide, F.lit(0)).otherwise(F.expr(key_hash.format(r=f" + pmod({r0}, {b})", b=b)))
         rng = F.when(wide, F.lit(WIDE)).otherwise(F.expr(r0))
     else:
-        bucket, rng = F.expr(key_hash.format(r="", b=b)), F.lit(0).cast("bigint")
-    group = F.element_at(F.array(*[F.lit(g).cast("bigint") for g in groups]), bucket + 1)
+        rng = F.lit(0).cast("bigint")
     home = F.lit(True)
     fields = [F.lit(side).alias("side"), F.col("__gs_code").cast("int").alias("code"),
               F.col("__gs_key").alias("key"), rng.cast("bigint").alias("range"), home.alias("home"),
@@ -164,8 +161,7 @@ def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, 
               F.col("__gs_row").alias("row"), F.col("__gs_cond").alias("cond")]
     payload = F.struct(*fields)
     payload_type = base.select(payload.alias("p")).schema["p"].dataType.json()
-    return (base.select(group.cast("bigint").alias(COLUMNS[0]), F.call_function(ENCODE, payload).alias(COLUMNS[1])),
-            payload_type)
+    return base.select(F.call_function(ENCODE, payload).alias(COLUMNS[1])), payload_type
 
 
 def groups(session, buckets: int) -> list[int]:

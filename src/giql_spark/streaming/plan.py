@@ -185,9 +185,8 @@ def _in_jvm(spec: JoinSpec, unit_condition, left: DataFrame, right: DataFrame, t
     condition = [jvm_state.projected(df, reads) for df in (left, right)]
     row_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), output))
     cond_types = tuple(jvm_state.struct_type(df, cols) for df, cols in zip((left, right), condition))
-    groups = jvm_state.groups(left.sparkSession, buckets)
     (union, payload_type), (t, _) = [
-        jvm_state.tagged(df, s, tags[s], output[s], condition[s], how=spec.how, width=width, groups=groups)
+        jvm_state.tagged(df, s, tags[s], output[s], condition[s], how=spec.how, width=width)
         for s, df in enumerate((left, right))]
     union = union.unionByName(t)
     conf = {"how": spec.how, "buckets": buckets, "width": width, "max_ranges": jvm_state.MAX_RANGES,

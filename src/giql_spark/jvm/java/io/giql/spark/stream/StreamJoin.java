@@ -36,9 +36,10 @@ public final class StreamJoin {
    */
   public static Dataset<Row> join(Dataset<Row> union, Map<String, String> conf) {
     StructType in = union.schema();
-    if (!java.util.Arrays.equals(in.fieldNames(), StreamRules.COLUMNS)) {
+    String payload = StreamRules.COLUMNS[StreamRules.PAYLOAD_COLUMN];
+    if (!java.util.Arrays.equals(in.fieldNames(), new String[] {payload})) {
       throw new IllegalArgumentException("the union's columns are " + String.join(", ", in.fieldNames())
-          + ", expected " + String.join(", ", StreamRules.COLUMNS));
+          + ", expected " + payload);
     }
     // The rows cross as the bytes of Spark rows (giql_row_bytes); their types come as JSON.
     StructType lt = (StructType) DataType.fromJson(conf.get("left_row_type"));
@@ -58,9 +59,11 @@ public final class StreamJoin {
     List<Attribute> joined = Scala.list(project.child().output());
     StreamRules rules = new StreamRules(conf, lt, rt, lc, rc, condition, Scala.seq(joined),
         Scala.seq(joined.subList(0, lc.size())), Scala.seq(joined.subList(lc.size(), joined.size())));
-    Dataset<Row> ticked = union.mapPartitions(new Ticks(rules), Encoders.row(in));
+    Dataset<Row> ticked = union.as(Encoders.BINARY())
+        .mapPartitions(new Ticks(rules), Encoders.tuple(Encoders.LONG(), Encoders.BINARY()))
+        .toDF(StreamRules.COLUMNS);
     return ticked.groupBy(functions.col(StreamRules.COLUMNS[StreamRules.GROUP]))
-        .as(Encoders.LONG(), Encoders.row(in))
+        .as(Encoders.LONG(), Encoders.row(ticked.schema()))
         .flatMapGroupsWithState(new BucketJoin(rules), OutputMode.Append(),
             Encoders.BINARY(), Encoders.row(rules.outputType()),
             GroupStateTimeout.NoTimeout());

@@ -44,9 +44,10 @@ public final class StreamRules implements Serializable {
   public static final long END = (1L << 60) - 1;
 
   /**
-   * The union's columns: the state's grouping key and the payload, the bytes of one Spark row of
-   * the {@link #PAYLOAD} fields. One binary column crosses the shuffle and the encoders of
-   * {@code flatMapGroupsWithState}, which would build an object for every field of every row.
+   * The operator's rows after {@link Ticks}: the state's grouping key and the payload, the bytes
+   * of one Spark row of the {@link #PAYLOAD} fields. One binary column crosses the shuffle and
+   * the encoders of {@code flatMapGroupsWithState}, which would build an object for every field
+   * of every row. The union Python builds is the payload column alone.
    */
   public static final String[] COLUMNS = {"__gs_group", "__gs_payload"};
   static final int GROUP = 0, PAYLOAD_COLUMN = 1;
@@ -177,16 +178,24 @@ public final class StreamRules implements Serializable {
     return how.equals("semi") || how.equals("anti");
   }
 
+  /** The seed of the key's hash (Spark's {@code xxhash64} default). */
+  static final long SEED = 42L;
+
   /**
    * The bucket of unit (key, range): {@code (pmod(xxhash64(key), buckets) + pmod(range, buckets))
-   * % buckets} as Spark computes it for each row's home unit (jvm_state.tagged), so a copy lands
-   * where the rows of its range are. A key's consecutive ranges take consecutive buckets: a
-   * micro-batch of sorted streams covers a few neighbouring ranges of each key, which hashing
-   * each range on its own spread over the tasks as unevenly as 65:35.
+   * % buckets}, 0 for a NULL key. {@link Ticks} gives each row the group of its home unit and
+   * each copy the group of its further range by this one rule. A key's consecutive ranges take
+   * consecutive buckets: a micro-batch of sorted streams covers a few neighbouring ranges of
+   * each key, which hashing each range on its own spread over the tasks as unevenly as 65:35.
    */
   int bucket(UTF8String key, long range) {
     if (key == null) return 0;
-    long k = Math.floorMod(XXH64.hashUTF8String(key, 42L), (long) buckets);
+    return bucketOfHash(XXH64.hashUTF8String(key, SEED), range);
+  }
+
+  /** {@link #bucket} of a key whose hash is {@code keyHash}. */
+  int bucketOfHash(long keyHash, long range) {
+    long k = Math.floorMod(keyHash, (long) buckets);
     return (int) ((k + Math.floorMod(range, (long) buckets)) % buckets);
   }
 
