@@ -470,9 +470,7 @@ def test_the_state_groups_deal_consecutive_buckets_to_consecutive_partitions(spa
     micro-batch of sorted streams brings together, then spread evenly over the tasks."""
     from pyspark.sql import functions as F
 
-    from giql_spark.streaming import jvm_state
-
-    groups = jvm_state.groups(spark, buckets)
+    groups = [int(g) for g in spark.sparkContext._jvm.io.giql.spark.stream.StreamRules.groups(buckets)]
     assert len(set(groups)) == buckets
     power = 1 << (buckets.bit_length() - 1)
     for parts in [p for p in (1, 2, 4, 8, 16) if power % p == 0]:

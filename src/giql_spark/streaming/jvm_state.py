@@ -164,13 +164,6 @@ def tagged(df: DataFrame, side: int, tags: dict, output: list, condition: list, 
     return base.select(F.call_function(ENCODE, payload).alias(COLUMNS[1])), payload_type
 
 
-def groups(session, buckets: int) -> list[int]:
-    """Each bucket's grouping key in the state, as the operator computes them
-    (``StreamRules.groups``): chosen so Spark's hash partitioning deals consecutive buckets
-    to consecutive tasks."""
-    return [int(g) for g in session.sparkContext._jvm.io.giql.spark.stream.StreamRules.groups(buckets)]
-
-
 def join(union: DataFrame, conf: dict) -> DataFrame:
     """The operator's output over ``union``: ``__gs_kind`` (0 an output row, 1 a bucket's metrics), ``__gs_l`` / ``__gs_r`` (the rows, NULL for
     a missing side) and the metric columns."""
