@@ -306,6 +306,14 @@ def plot(results: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def recorded_options(parser: argparse.ArgumentParser, command: str):
+    """The options of the run whose command line a report's JSON recorded (None if it names no
+    ``streaming.py``), so that a re-rendered report describes that run's data."""
+    words = shlex.split(command or "")
+    at = next((i for i, w in enumerate(words) if w.endswith("streaming.py")), None)
+    return None if at is None else parser.parse_args(words[at + 1:])
+
+
 def report(args, results: list[dict], command: str, png: Path) -> str:
     lines = [
         "# Streaming joins: giql-spark's stateful operator vs Spark's stream-stream join",
@@ -390,8 +398,9 @@ def main() -> None:
                     help="seconds per (join, engine) run, or per engine ('spark=900,giql=0'); a run still "
                          "going is stopped and its finished micro-batches reported (0: no limit)")
     ap.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
-    ap.add_argument("--render", metavar="JSON", help="only rewrite --out and its PNG from this run's JSON (pass "
-                                                      "the run's data options again)")
+    ap.add_argument("--render", metavar="JSON", help="only rewrite --out and its PNG from this run's JSON (the "
+                                                      "run's options from the command it recorded; --note replaces "
+                                                      "its notes)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--join", help=argparse.SUPPRESS)
     ap.add_argument("--engine", help=argparse.SUPPRESS)
@@ -406,8 +415,11 @@ def main() -> None:
     if args.render:
         saved = json.loads(Path(args.render).read_text())
         results, command = (saved["results"], saved["command"]) if isinstance(saved, dict) else (saved, "")
+        ran = recorded_options(ap, command) or args  # the data and settings of the run, not this call's defaults
+        if args.note:
+            ran.note = args.note
         plot(results, png)
-        out.write_text(report(args, results, command or "(not recorded)", png))
+        out.write_text(report(ran, results, command or "(not recorded)", png))
         if Path(args.render).resolve() != out.with_suffix(".json").resolve():
             out.with_suffix(".json").write_text(json.dumps({"command": command, "results": results}, indent=1))
         print(f"wrote {out}, {png}")
