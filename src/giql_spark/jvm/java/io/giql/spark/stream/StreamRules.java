@@ -7,9 +7,7 @@ import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
-import org.apache.spark.sql.catalyst.expressions.XXH64;
 import org.apache.spark.unsafe.hash.Murmur3_x86_32;
-import org.apache.spark.unsafe.types.UTF8String;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
@@ -182,19 +180,14 @@ public final class StreamRules implements Serializable {
   static final long SEED = 42L;
 
   /**
-   * The bucket of unit (key, range): {@code (pmod(xxhash64(key), buckets) + pmod(range, buckets))
-   * % buckets}, 0 for a NULL key. {@link Ticks} gives each row the group of its home unit and
-   * each copy the group of its further range by this one rule. A key's consecutive ranges take
-   * consecutive buckets: a micro-batch of sorted streams covers a few neighbouring ranges of
-   * each key, which hashing each range on its own spread over the tasks as unevenly as 65:35.
+   * The bucket of unit (key, range), given the key's hash ({@link Keys#hash}): {@code
+   * (pmod(xxhash64(key), buckets) + pmod(range, buckets)) % buckets}; a NULL key's units are in
+   * bucket 0. {@link Ticks} gives each row the group of its home unit and each copy the group of
+   * its further range by this one rule. A key's consecutive ranges take consecutive buckets: a
+   * micro-batch of sorted streams covers a few neighbouring ranges of each key, which hashing
+   * each range on its own spread over the tasks as unevenly as 65:35.
    */
-  int bucket(UTF8String key, long range) {
-    if (key == null) return 0;
-    return bucketOfHash(XXH64.hashUTF8String(key, SEED), range);
-  }
-
-  /** {@link #bucket} of a key whose hash is {@code keyHash}. */
-  int bucketOfHash(long keyHash, long range) {
+  int bucket(long keyHash, long range) {
     long k = Math.floorMod(keyHash, (long) buckets);
     return (int) ((k + Math.floorMod(range, (long) buckets)) % buckets);
   }

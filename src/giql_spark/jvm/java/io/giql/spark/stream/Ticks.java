@@ -11,7 +11,6 @@ import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
-import org.apache.spark.sql.catalyst.expressions.XXH64;
 import org.apache.spark.unsafe.types.UTF8String;
 
 import scala.Tuple2;
@@ -56,10 +55,6 @@ final class Ticks implements MapPartitionsFunction<byte[], Tuple2<Long, byte[]>>
     return new Iterator<Tuple2<Long, byte[]>>() {
       private boolean any;
       private Iterator<Tuple2<Long, byte[]>> ticks;
-      /** The last key hashed and its hash: the rows of a sorted stream come in runs of one key. */
-      private UTF8String hashed;
-      private long hash;
-
       @Override
       public boolean hasNext() {
         if (!copies.isEmpty()) return true;
@@ -84,7 +79,7 @@ final class Ticks implements MapPartitionsFunction<byte[], Tuple2<Long, byte[]>>
           int s = payload.getInt(StreamRules.SIDE);
           n[s] = Math.max(n[s], payload.getLong(StreamRules.ORD));
         }
-        if (code == StreamRules.OK && rules.width > 0) copy(bytes, payload, copies);
+        if (code == StreamRules.OK && rules.width > 0) copy(bytes, payload, keys, copies);
         return new Tuple2<>(home(payload), bytes);
       }
 
@@ -92,26 +87,24 @@ final class Ticks implements MapPartitionsFunction<byte[], Tuple2<Long, byte[]>>
       private long home(UnsafeRow p) {
         long range = p.getLong(StreamRules.RANGE);
         if (range == StreamRules.WIDE || p.isNullAt(StreamRules.KEY)) return rules.group(0);
-        UTF8String key = p.getUTF8String(StreamRules.KEY);
-        if (!key.equals(hashed)) {
-          hashed = key.clone(); // key points into the row's bytes
-          hash = XXH64.hashUTF8String(key, StreamRules.SEED);
-        }
-        return rules.group(rules.bucketOfHash(hash, range));
+        return rules.group(rules.bucket(keys.hash(p), range));
       }
     };
   }
 
   /** The copies of a row (payload {@code p} over {@code bytes}) beyond its home unit. */
-  private void copy(byte[] bytes, UnsafeRow p, ArrayDeque<Tuple2<Long, byte[]>> out) {
+  private void copy(byte[] bytes, UnsafeRow p, Keys keys, ArrayDeque<Tuple2<Long, byte[]>> out) {
     if (p.getLong(StreamRules.RANGE) == StreamRules.WIDE) {
       for (int b = 1; b < rules.buckets; b++) out.add(copyOf(bytes, rules.group(b), StreamRules.WIDE));
       return;
     }
     long r0 = rules.rangeOf(p.getLong(StreamRules.LO)), r1 = rules.rangeOf(p.getLong(StreamRules.HI));
     if (r1 == r0) return;
-    UTF8String key = p.isNullAt(StreamRules.KEY) ? null : p.getUTF8String(StreamRules.KEY).clone();
-    for (long r = r0 + 1; r <= r1; r++) out.add(copyOf(bytes, rules.group(rules.bucket(key, r)), r));
+    boolean nullKey = p.isNullAt(StreamRules.KEY);
+    long hash = nullKey ? 0 : keys.hash(p);
+    for (long r = r0 + 1; r <= r1; r++) {
+      out.add(copyOf(bytes, rules.group(nullKey ? 0 : rules.bucket(hash, r)), r));
+    }
   }
 
   private static Tuple2<Long, byte[]> copyOf(byte[] bytes, long group, long range) {
