@@ -2,8 +2,10 @@ package io.giql.spark.exec;
 
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.rdd.RDD;
@@ -11,6 +13,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.ExprId;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.JoinType;
@@ -25,6 +28,7 @@ import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import io.giql.spark.columns.Bind;
@@ -89,9 +93,42 @@ public final class MergeIntervalJoinExec extends ExecNode {
       return out;
     }
 
+    /**
+     * This side with only the projected columns in {@code needed}, reading only the relation
+     * columns those and the filters use; itself when it needs them all. Why: the join's sides
+     * come from the logical plan as they were before the join's output was known; a row id
+     * made for an aggregate the operator replaced (the DataFrame API's {@code count_overlaps})
+     * was still computed for every row, and kept the rows from being built off the vectors.
+     */
+    Side pruned(Set<ExprId> needed) {
+      List<NamedExpression> kept = new ArrayList<>();
+      for (NamedExpression e : Scala.list(project)) if (needed.contains(e.exprId())) kept.add(e);
+      if (kept.size() == project.size()) return this;
+      Set<ExprId> reads = new HashSet<>();
+      for (NamedExpression e : kept) references((Expression) e, reads);
+      for (Expression f : Scala.list(filters)) references(f, reads);
+      List<Attribute> scan = new ArrayList<>();
+      List<StructField> fields = new ArrayList<>();
+      List<Attribute> all = Scala.list(scanAttrs);
+      StructField[] schema = requiredSchema.fields();
+      for (int i = 0; i < all.size(); i++) {
+        if (!reads.contains(all.get(i).exprId())) continue;
+        scan.add(all.get(i));
+        fields.add(schema[i]);
+      }
+      return new Side(relation, Scala.seq(scan), new StructType(fields.toArray(new StructField[0])),
+          filters, Scala.seq(kept), pushed, files);
+    }
+
     @Override
     public String toString() {
-      return files + (filters.isEmpty() ? "" : " filter " + filters.mkString("[", ", ", "]"));
+      // what the side computes per row beyond the columns it reads
+      List<String> computed = new ArrayList<>();
+      for (NamedExpression e : Scala.list(project)) {
+        if (!(e instanceof Attribute)) computed.add(e.toString());
+      }
+      return files + (filters.isEmpty() ? "" : " filter " + filters.mkString("[", ", ", "]"))
+          + (computed.isEmpty() ? "" : " computing " + computed);
     }
   }
 
@@ -159,8 +196,24 @@ public final class MergeIntervalJoinExec extends ExecNode {
       Seq<Attribute> countOutput, MergePlan plan, Option<PerRow> perRow, Option<KNearest> near) {
     this.perRow = perRow.isDefined() ? perRow.get() : null;
     this.near = near.isDefined() ? near.get() : null;
-    this.left = left;
-    this.right = right;
+    Set<ExprId> needed = new HashSet<>();
+    if (projection.isDefined()) {
+      for (NamedExpression e : Scala.list(projection.get())) references((Expression) e, needed);
+    } else if (countOutput.isEmpty()) {
+      for (Attribute a : left.output()) needed.add(a.exprId());
+      for (Attribute a : right.output()) needed.add(a.exprId());
+    }
+    for (Expression e : new Expression[] {leftKey, rightKey, leftLo, leftHi, rightLo, rightHi}) {
+      references(e, needed);
+    }
+    if (residual.isDefined()) references(residual.get(), needed);
+    if (this.perRow != null) for (Expression e : this.perRow.sums) references(e, needed);
+    if (this.near != null) {
+      for (Expression e : Scala.list(this.near.leftKeys)) references(e, needed);
+      for (Expression e : Scala.list(this.near.rightKeys)) references(e, needed);
+    }
+    this.left = left.pruned(needed);
+    this.right = right.pruned(needed);
     this.joinType = joinType;
     this.leftKey = leftKey;
     this.rightKey = rightKey;
@@ -172,6 +225,10 @@ public final class MergeIntervalJoinExec extends ExecNode {
     this.projection = projection;
     this.countOutput = countOutput;
     this.plan = plan;
+  }
+
+  private static void references(Expression e, Set<ExprId> out) {
+    for (Attribute a : Scala.list(e.references().toSeq())) out.add(a.exprId());
   }
 
   boolean counting() {
