@@ -192,6 +192,11 @@ public final class StreamRules implements Serializable {
     return (int) ((k + Math.floorMod(range, (long) buckets)) % buckets);
   }
 
+  /** {@link #bucket(long, long)} of row {@code p}'s key ({@code keys} hashes it): 0 for a NULL key. */
+  int bucket(Keys keys, UnsafeRow p, long range) {
+    return p.isNullAt(KEY) ? 0 : bucket(keys.hash(p), range);
+  }
+
   /** The state's grouping key of bucket {@code b} (see {@link #groups}). */
   long group(int b) {
     return groups[b];

@@ -86,8 +86,7 @@ final class Ticks implements MapPartitionsFunction<byte[], Tuple2<Long, byte[]>>
       /** The group of the row's home unit: bucket 0 for a wide row or a NULL key. */
       private long home(UnsafeRow p) {
         long range = p.getLong(StreamRules.RANGE);
-        if (range == StreamRules.WIDE || p.isNullAt(StreamRules.KEY)) return rules.group(0);
-        return rules.group(rules.bucket(keys.hash(p), range));
+        return rules.group(range == StreamRules.WIDE ? 0 : rules.bucket(keys, p, range));
       }
     };
   }
@@ -100,10 +99,8 @@ final class Ticks implements MapPartitionsFunction<byte[], Tuple2<Long, byte[]>>
     }
     long r0 = rules.rangeOf(p.getLong(StreamRules.LO)), r1 = rules.rangeOf(p.getLong(StreamRules.HI));
     if (r1 == r0) return;
-    boolean nullKey = p.isNullAt(StreamRules.KEY);
-    long hash = nullKey ? 0 : keys.hash(p);
     for (long r = r0 + 1; r <= r1; r++) {
-      out.add(copyOf(bytes, rules.group(nullKey ? 0 : rules.bucket(hash, r)), r));
+      out.add(copyOf(bytes, rules.group(rules.bucket(keys, p, r)), r));
     }
   }
 
