@@ -11,6 +11,7 @@ public final class UnitTests {
     Check c = new Check();
     io.giql.spark.index.IntervalIndexTest.run(c);
     io.giql.spark.merge.UnitSweepTest.run(c);
+    io.giql.spark.merge.CountSweepTest.run(c);
     io.giql.spark.merge.RangesTest.run(c);
     io.giql.spark.columns.RowConcatTest.run(c);
     io.giql.spark.columns.VectorRowTest.run(c);

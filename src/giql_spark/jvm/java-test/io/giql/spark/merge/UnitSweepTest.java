@@ -42,6 +42,11 @@ public final class UnitSweepTest {
     }
 
     @Override
+    public void candidates(long n) {
+      candidates += n;
+    }
+
+    @Override
     public boolean residual(SweepRow l, SweepRow r) {
       return !withResidual || holds(l.ord, r.ord);
     }

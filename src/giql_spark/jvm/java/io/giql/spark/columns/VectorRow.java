@@ -33,6 +33,9 @@ import io.giql.spark.compat.Scala;
  * dictionary entry, copying the bytes out and wrapping them in a new {@code UTF8String}, once per
  * row; genomic keys come in long runs of one dictionary id, so the string is decoded once per run
  * here. A plain string is still wrapped per row (the vector's bytes are not public).
+ *
+ * <p>A row may also have one bigint column that is not a scan column ({@link #of(scala.collection.Seq,
+ * int)}): an operator's own value, such as a count, written with the scan columns in one go.
  */
 public final class VectorRow {
   private static final int LONG = 0;
@@ -43,6 +46,7 @@ public final class VectorRow {
   private static final int FLOAT = 5;
   private static final int BOOLEAN = 6;
   private static final int STRING = 7;
+  private static final int SLOT = 8;  // a bigint the caller gives with each row
 
   private final int[] ordinals;
   private final int[] kinds;
@@ -79,6 +83,29 @@ public final class VectorRow {
     return new VectorRow(ordinals, kinds);
   }
 
+  /**
+   * The writer for {@code project}'s columns with one bigint column put in at {@code slot}
+   * (0 to {@code project.size()}), given with each row ({@link #apply(int, long)}); null as for
+   * {@link #of(scala.collection.Seq)}.
+   */
+  public static VectorRow of(scala.collection.Seq<Expression> project, int slot) {
+    VectorRow cols = of(project);
+    if (cols == null || slot < 0 || slot > cols.ordinals.length) return null;
+    int n = cols.ordinals.length + 1;
+    int[] ordinals = new int[n];
+    int[] kinds = new int[n];
+    for (int i = 0, j = 0; i < n; i++) {
+      if (i == slot) {
+        ordinals[i] = -1;
+        kinds[i] = SLOT;
+      } else {
+        ordinals[i] = cols.ordinals[j];
+        kinds[i] = cols.kinds[j++];
+      }
+    }
+    return new VectorRow(ordinals, kinds);
+  }
+
   private static int kind(DataType t) {
     if (t instanceof LongType || t instanceof TimestampType) return LONG;
     if (t instanceof IntegerType || t instanceof DateType) return INT;
@@ -95,6 +122,7 @@ public final class VectorRow {
   /** A new batch: the reader reuses its batch object, so the caller says when it changes. */
   public void batch(ColumnarBatch b) {
     for (int i = 0; i < ordinals.length; i++) {
+      if (kinds[i] == SLOT) continue;
       vecs[i] = b.column(ordinals[i]);
       ids[i] = null;
       lastId[i] = -1;
@@ -108,9 +136,18 @@ public final class VectorRow {
 
   /** Row {@code row} of the current batch; the returned row is reused by the next call. */
   public UnsafeRow apply(int row) {
+    return apply(row, 0L);
+  }
+
+  /** Row {@code row} of the current batch with {@code slot} in the slot column; reused as {@link #apply(int)}'s. */
+  public UnsafeRow apply(int row, long slot) {
     writer.reset();
     writer.zeroOutNullBytes();
     for (int i = 0; i < ordinals.length; i++) {
+      if (kinds[i] == SLOT) {
+        writer.write(i, slot);
+        continue;
+      }
       ColumnVector v = vecs[i];
       if (v.isNullAt(row)) {
         writer.setNullAt(i);

@@ -34,7 +34,7 @@ import scala.collection.immutable.Seq;
  */
 public final class PerRow implements Serializable {
   private static final long serialVersionUID = 3L;
-  final Attribute count;
+  public final Attribute count;
   final boolean floorOne;
   public final List<Expression> sums;    // integral, over the left then the right side's attributes
   final List<Attribute> sumAttrs; // nullable bigints, one per sum

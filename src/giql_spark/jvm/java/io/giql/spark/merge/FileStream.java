@@ -145,6 +145,7 @@ final class FileStream implements RowStream {
           }
           if (filter != null) filter.batch(batch);
           if (vrow != null) vrow.batch(batch);
+          if (direct != null) direct.batch(batch);
           continue;
         }
         if (fromBatch && filter != null) filter.batch(null);
@@ -181,6 +182,11 @@ final class FileStream implements RowStream {
   @Override
   public SweepRow next() {
     if (!check) return read();
+    if (inReadingOrder) {
+      SweepRow e = read();
+      if (e != null && !e.nullBound) checkOrder(e);
+      return e;
+    }
     while (true) {
       SweepRow h = pending.peek();
       if (h != null && (end || h.rank < curRank || h.lo <= bound())) return pending.poll();
@@ -191,22 +197,57 @@ final class FileStream implements RowStream {
         continue;
       }
       if (e.nullBound) return e; // matches nothing: its place in the order does not matter
-      if (e.rank != curRank) {
-        if (e.rank < curRank) {
-          throw new Disorder(spec.name + " side: key " + lastKey
-              + " comes after another key's rows (" + where() + ")");
-        }
-        curRank = e.rank;
-        maxLo = e.lo;
-      } else if (e.lo < bound()) {
-        throw new Disorder(spec.name + " side: lo " + e.lo + " follows " + maxLo
-            + " within key " + lastKey + " (" + where() + ")");
-      } else if (e.lo > maxLo) {
-        maxLo = e.lo;
-      }
+      checkOrder(e);
       if (slack == 0 && pending.isEmpty()) return e;
       pending.add(e);
     }
+  }
+
+  /** Throws {@link Disorder} for a row further back than the slack allows; notes its lo. */
+  private void checkOrder(SweepRow e) {
+    if (e.rank != curRank) {
+      if (e.rank < curRank) {
+        throw new Disorder(spec.name + " side: key " + lastKey
+            + " comes after another key's rows (" + where() + ")");
+      }
+      curRank = e.rank;
+      maxLo = e.lo;
+    } else if (e.lo < bound()) {
+      throw new Disorder(spec.name + " side: lo " + e.lo + " follows " + maxLo
+          + " within key " + lastKey + " (" + where() + ")");
+    } else if (e.lo > maxLo) {
+      maxLo = e.lo;
+    }
+  }
+
+  /**
+   * Rows come in reading order, none held back: within the slack a row may still come before
+   * the one returned last (a reader that takes that, {@link CountSweep}). Each row is valid
+   * until the next {@link #next}.
+   */
+  FileStream inReadingOrder() {
+    this.inReadingOrder = true;
+    this.shared = true;
+    return this;
+  }
+
+  private boolean inReadingOrder;
+
+  /**
+   * Rows read off a batch carry no side row: the reader writes what it returns straight off the
+   * vectors, with {@link #output} ({@code out}: over the scan row). A row read otherwise keeps
+   * its side row.
+   */
+  FileStream withOutput(VectorRow out) {
+    this.direct = out;
+    return this;
+  }
+
+  private VectorRow direct;
+
+  /** {@link #withOutput}'s row for the row returned last, with {@code slot}. */
+  org.apache.spark.sql.catalyst.expressions.UnsafeRow output(long slot) {
+    return direct.apply(batchRow - 1, slot);
   }
 
   /** Closes the file being read (after a partial read). */
@@ -378,12 +419,12 @@ final class FileStream implements RowStream {
     int rank = keyCol.rank(row);
     if (rank == KeyColumn.NULL) {
       if (!nullKeys) return null;
-      return full(-1, 0, 0, vrow != null ? vrow.apply(row) : project.apply(scan), true);
+      return full(-1, 0, 0, sideRow(scan, row), true);
     }
     if (nullKeys || rank == KeyColumn.ABSENT) return null;
     lastKey = keyCol.key;
     lastRank = rank;
-    UnsafeRow side = vrow != null ? vrow.apply(row) : project.apply(scan);
+    UnsafeRow side = sideRow(scan, row);
     long x;
     long y;
     if (cols != null) {
@@ -399,6 +440,15 @@ final class FileStream implements RowStream {
       y = b.getLong(1);
     }
     return full(rank, Math.min(x, y), Math.max(x, y), side, false);
+  }
+
+  /**
+   * Row {@code row} of the batch as a side row; null when the reader writes its own (and the
+   * bounds come off the vectors too).
+   */
+  private UnsafeRow sideRow(InternalRow scan, int row) {
+    if (direct != null && cols != null) return null;
+    return vrow != null ? vrow.apply(row) : project.apply(scan);
   }
 
   /**
@@ -422,7 +472,9 @@ final class FileStream implements RowStream {
   }
 
   private SweepRow full(int rank, long lo, long hi, UnsafeRow side, boolean nullBound) {
-    if (shared && valCols == null) return new SweepRow(rank, lo, hi, ord++, side, nullBound);
+    if (shared && valCols == null || side == null) {
+      return new SweepRow(rank, lo, hi, ord++, side, nullBound);
+    }
     if (valCols == null) return new SweepRow(rank, lo, hi, ord++, side.copy(), nullBound);
     int n = valCols.length;
     long[] vals = n == 0 ? null : new long[n];

@@ -1,9 +1,16 @@
 package io.giql.spark.merge;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Coalesce;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
@@ -13,6 +20,7 @@ import org.apache.spark.sql.types.LongType$;
 
 import io.giql.spark.columns.FastResidual;
 import io.giql.spark.columns.Residual;
+import io.giql.spark.columns.VectorRow;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.exec.JoinIterator;
 import io.giql.spark.index.PerRow;
@@ -28,8 +36,9 @@ final class MergeTask extends JoinIterator implements SweepOutput {
   private final InternalRow nullRight;
   private final JoinedRow joined = new JoinedRow();
   private final PerRow.Acc acc;
+  private final VectorRow direct;
   private int u = -1;
-  private UnitSweep sweep;
+  private Sweep sweep;
   private FileStream curL;
   private FileStream curR;
   private long count;
@@ -53,12 +62,18 @@ final class MergeTask extends JoinIterator implements SweepOutput {
           : UnsafeProjection.create(job.output, job.joinedAttrs);
     }
     this.leftOnly = UnsafeProjection.create(job.left.sideTypes);
+    this.direct = directOutput();
     this.nullRight = new GenericInternalRow(job.right.sideTypes.length);
   }
 
   @Override
   public void candidate() {
     candRows++;
+  }
+
+  @Override
+  public void candidates(long n) {
+    candRows += n;
   }
 
   @Override
@@ -93,7 +108,45 @@ final class MergeTask extends JoinIterator implements SweepOutput {
   /** A per-row count's row: the left row's projection, its count and its sums. */
   @Override
   public void countedRow(SweepRow l, long n) {
-    out = result.apply(joined.apply(l.row, acc.row(n, l.sums)));
+    // no side row: the row is the one the left stream returned last, written off its vectors
+    if (l.row == null) out = curL.output(n);
+    else out = result.apply(joined.apply(l.row, acc.row(n, l.sums)));
+  }
+
+  /**
+   * A plain count's output written straight off the left scan's vectors with the count, when
+   * each output column is a left scan column or the count ({@code coalesce(count, c)} is the
+   * count: a plain count reports no NULL); else null.
+   */
+  private VectorRow directOutput() {
+    if (!plainCount()) return null;
+    List<Expression> out = Scala.list(job.output);
+    List<Attribute> left = Scala.list(job.leftAttrs);
+    List<Expression> project = Scala.list(job.left.project);
+    List<Expression> cols = new ArrayList<>();
+    int slot = -1;
+    for (int i = 0; i < out.size(); i++) {
+      Expression e = out.get(i);
+      while (e instanceof Alias) e = ((Alias) e).child();
+      if (isCount(e) || e instanceof Coalesce && e.children().size() == 2
+          && isCount(e.children().apply(0)) && e.children().apply(1) instanceof Literal) {
+        if (slot >= 0) return null;
+        slot = i;
+        continue;
+      }
+      int k = -1;
+      for (int j = 0; j < left.size() && e instanceof Attribute; j++) {
+        if (left.get(j).exprId().equals(((Attribute) e).exprId())) k = j;
+      }
+      if (k < 0) return null;
+      cols.add(project.get(k));
+    }
+    return slot < 0 ? null : VectorRow.of(Scala.seq(cols), slot);
+  }
+
+  private boolean isCount(Expression e) {
+    return e instanceof Attribute
+        && ((Attribute) e).exprId().equals(job.perRow.count.exprId());
   }
 
   private boolean nextUnit() {
@@ -108,15 +161,29 @@ final class MergeTask extends JoinIterator implements SweepOutput {
       boolean leanRight = lean || job.perRow != null && job.perRow.sums.isEmpty() && exact;
       curL = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, true,
           job.slack, lean ? leanCols(0) : null, lean ? leanInt(0) : null);
-      if (leanRight && !lean) curL.withResidualValues(leanCols(0), leanInt(0));
+      boolean plain = plainCount();
+      if (plain) {
+        curL.inReadingOrder();
+        if (direct != null) curL.withOutput(direct);
+      } else if (leanRight && !lean) {
+        curL.withResidualValues(leanCols(0), leanInt(0));
+      }
       if (unit.range != null) curL.withRange(unit.range);
       curR = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0] : unit.right,
           ranks, false, false, true, job.slack, leanRight ? leanCols(1) : null,
           leanRight ? leanInt(1) : null);
-      sweep = new UnitSweep(this, job.kind, job.count, job.perRow, curL, curR, null);
+      sweep = plain ? new CountSweep(this, job.perRow, job.kind == JoinKind.LEFT, job.slack,
+          curL, curR)
+          : new UnitSweep(this, job.kind, job.count, job.perRow, curL, curR, null);
       return true;
     }
     return false;
+  }
+
+  /** A per-row count of the hulls' overlaps alone: no sums, covered points or residual. */
+  private boolean plainCount() {
+    return job.perRow != null && !job.count && residual == null && job.perRow.sums.isEmpty()
+        && job.perRow.covered == null && (job.kind == JoinKind.INNER || job.kind == JoinKind.LEFT);
   }
 
   private int[] leanCols(int side) {
@@ -140,7 +207,7 @@ final class MergeTask extends JoinIterator implements SweepOutput {
     MergePlan.Unit unit = units[u];
     Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
     boolean keepNull = job.kind == JoinKind.LEFT || job.kind == JoinKind.ANTI;
-    UnitSweep first = sweep;
+    Sweep first = sweep;
     job.rowsRead.add(curL.rowsRead + curR.rowsRead);
     try {
       FileStream l = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, false,
@@ -153,8 +220,7 @@ final class MergeTask extends JoinIterator implements SweepOutput {
       job.rowsRead.add(l.rowsRead + r.rowsRead);
       curL = null;
       curR = null;
-      sweep = new UnitSweep(this, job.kind, job.count, job.perRow, sl, sr, new UnitSweep.Prefix(first.processedL, first.processedR,
-          first.done, first.doneUnmatched, d.detail));
+      sweep = new UnitSweep(this, job.kind, job.count, job.perRow, sl, sr, first.prefix(d.detail));
     } catch (IOException e) {
       throw new RuntimeException(e);
     }

@@ -8,6 +8,9 @@ interface SweepOutput {
   /** A hull-overlapping pair was tried. */
   void candidate();
 
+  /** {@code n} hull-overlapping pairs were counted without being visited. */
+  void candidates(long n);
+
   /** Whether the residual holds for the pair (true when there is none). */
   boolean residual(SweepRow l, SweepRow r);
 

@@ -10,7 +10,7 @@ import io.giql.spark.index.PerRow;
  * The sweep of one unit: two streams in (rank, lo) order, one active list per side. Each call of
  * {@link #advance} reports at most one row to its {@link SweepOutput}.
  */
-final class UnitSweep {
+final class UnitSweep implements Sweep {
   static final boolean TRACE = Boolean.getBoolean("giql.merge.trace");
 
   /** What a first pass already produced (by ordinal, the rows it processed), for the pass over sorted copies. */
@@ -241,7 +241,13 @@ final class UnitSweep {
     return true;
   }
 
-  boolean advance() {
+  @Override
+  public Prefix prefix(String why) {
+    return new Prefix(processedL, processedR, done, doneUnmatched, why);
+  }
+
+  @Override
+  public boolean advance() {
     while (true) {
       while (retiredPos < retired.size()) {
         if (retire(retired.get(retiredPos++))) return true;
