@@ -12,7 +12,8 @@ import io.giql.spark.index.PerRow;
  * {@link CountSweep} against brute force: each left row's count of right rows whose closed hull
  * meets its own, on {@link UnitSweepTest}'s random sides (zero-length, identical, book-ended
  * and very wide intervals, left rows that can match nothing, keys one side lacks), for an inner
- * and a left join, with an unmatched row counting 0 or 1. The left rows come in reading order
+ * and a left join, with an unmatched row counting 0 or 1, with and without the covered points
+ * (the points of the left hull that the union of the right hulls covers). The left rows come in reading order
  * within a slack: a row's lo may be up to the slack below the largest lo before it in its key.
  */
 public final class CountSweepTest {
@@ -59,17 +60,31 @@ public final class CountSweepTest {
 
     @Override
     public void countedRow(SweepRow l, long n) {
-      rows.add(l.ord + ":" + n);
+      throw new AssertionError("a plain count reports its covered points too");
+    }
+
+    @Override
+    public void countedRow(SweepRow l, long n, long covered) {
+      rows.add(l.ord + ":" + n + (withCovered ? "/" + covered : ""));
+    }
+
+    final boolean withCovered;
+
+    Recorder(boolean withCovered) {
+      this.withCovered = withCovered;
     }
   }
 
   public static void run(Check c) {
     for (boolean leftJoin : new boolean[] {false, true}) {
-      for (boolean floorOne : new boolean[] {false, true}) {
+      for (int v = 0; v < 3; v++) {
+        final int variant = v;
+        boolean floorOne = variant == 1;
+        boolean covered = variant == 2;
         String name = "per-row count sweep, " + (leftJoin ? "left" : "inner") + " join"
-            + (floorOne ? ", unmatched counts 1" : "");
+            + (floorOne ? ", unmatched counts 1" : "") + (covered ? ", covered points" : "");
         c.test(name + ": random sides vs brute force", () -> {
-          Random rnd = new Random(29 + (leftJoin ? 2 : 0) + (floorOne ? 1 : 0));
+          Random rnd = new Random(29 + (leftJoin ? 3 : 0) + variant);
           PerRow perRow = new PerRow(null, floorOne);
           for (int round = 0; round < 80; round++) {
             int nl = round < 4 ? round : rnd.nextInt(300);
@@ -96,16 +111,22 @@ public final class CountSweepTest {
             long pairs = 0;
             for (int i = 0; i < l.size(); i++) {
               long n = 0;
+              java.util.Set<Long> points = new java.util.HashSet<>();
               for (int j = 0; j < r.size(); j++) {
-                if (UnitSweepTest.meets(l.get(i), r.get(j), i, j, false)) n++;
+                if (!UnitSweepTest.meets(l.get(i), r.get(j), i, j, false)) continue;
+                n++;
+                long from = Math.max(l.get(i)[1], r.get(j)[1]);
+                long to = Math.min(l.get(i)[2], r.get(j)[2]);
+                for (long x = from; x <= to; x++) points.add(x);
               }
               pairs += n;
-              if (n > 0) want.add(i + ":" + n);
-              else if (leftJoin) want.add(i + ":" + (floorOne ? 1 : 0));
+              String cov = covered ? "/" + points.size() : "";
+              if (n > 0) want.add(i + ":" + n + cov);
+              else if (leftJoin) want.add(i + ":" + (floorOne ? 1 : 0) + cov);
             }
             Collections.sort(want);
-            Recorder rec = new Recorder();
-            CountSweep s = new CountSweep(rec, perRow, leftJoin, slack,
+            Recorder rec = new Recorder(covered);
+            CountSweep s = new CountSweep(rec, perRow, leftJoin, covered, slack,
                 UnitSweepTest.stream(UnitSweepTest.rows(l)),
                 UnitSweepTest.stream(UnitSweepTest.rows(r)));
             int reported = 0;

@@ -75,6 +75,11 @@ public final class UnitSweepTest {
     public void countedRow(SweepRow l, long n) {
       throw new AssertionError("no per-row count here");
     }
+
+    @Override
+    public void countedRow(SweepRow l, long n, long covered) {
+      throw new AssertionError("no per-row count here");
+    }
   }
 
   /** {rank, lo, hi, nullBound}, sorted by (rank, lo) as a unit's stream is. */

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Greatest;
+import org.apache.spark.sql.catalyst.expressions.If;
 import org.apache.spark.sql.catalyst.expressions.Least;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
@@ -20,7 +21,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * An integer expression over the scan row evaluated straight on the batch's column vectors:
  * a column, {@code least} / {@code greatest} of two (the hull of an interval's two ends), the
  * sum or difference of two terms or a term and a constant, or an equality of two terms as 0 or
- * 1 (the exact hull end {@code end - 1 + CAST(end = start AS BIGINT)} of a half-open interval).
+ * 1 (the exact hull end {@code end - 1 + CAST(end = start AS BIGINT)} of a half-open interval),
+ * or {@code IF(a = b, x, y)} of two such terms or NULL (the hull end
+ * {@code IF(end = start, NULL, end - 1)} of an interval whose empty form covers no point).
  * A sum is read here only under ANSI arithmetic (elsewhere Spark would wrap), and an
  * overflow fails the task with one line, as Spark's own ANSI overflow does.
  *
@@ -73,6 +76,16 @@ public abstract class LongColumn {
       LongColumn b = term(e.children().apply(1), cols);
       return a == null || b == null ? null : new Sum(a, b, add, e.sql());
     }
+    if (e instanceof If && e.dataType() == LongType$.MODULE$
+        && ((If) e).predicate() instanceof EqualTo) {
+      EqualTo eq = (EqualTo) ((If) e).predicate();
+      LongColumn a = of(eq.left(), cols);
+      LongColumn b = of(eq.right(), cols);
+      LongColumn x = branch(((If) e).trueValue(), cols);
+      LongColumn y = branch(((If) e).falseValue(), cols);
+      return a == null || b == null || x == null || y == null ? null
+          : new Choice(new Equal(a, b), x, y);
+    }
     if (e instanceof Cast && e.dataType() == LongType$.MODULE$
         && ((Cast) e).child() instanceof EqualTo) {
       EqualTo eq = (EqualTo) ((Cast) e).child();
@@ -90,6 +103,12 @@ public abstract class LongColumn {
       return v == null ? null : new Constant((Long) v);
     }
     return of(e, cols);
+  }
+
+  /** A branch of an {@code IF}: a term, or a NULL constant. */
+  private static LongColumn branch(Expression e, java.util.Map<Integer, Col> cols) {
+    if (e instanceof Literal && ((Literal) e).value() == null) return new Null();
+    return term(e, cols);
   }
 
   /** Whether Spark wraps a sum on overflow (ANSI off), which this evaluator would not. */
@@ -115,6 +134,55 @@ public abstract class LongColumn {
     @Override
     public long get(int row) {
       return v;
+    }
+  }
+
+  private static final class Null extends LongColumn {
+    @Override
+    public void batch(ColumnarBatch b) {}
+
+    @Override
+    public boolean isNull(int row) {
+      return true;
+    }
+
+    @Override
+    public long get(int row) {
+      throw new IllegalStateException("a NULL has no value");
+    }
+  }
+
+  /** IF(c, x, y): x where c is 1, else y (a NULL condition takes y, as Spark's IF does). */
+  private static final class Choice extends LongColumn {
+    private final LongColumn c;
+    private final LongColumn x;
+    private final LongColumn y;
+
+    Choice(LongColumn c, LongColumn x, LongColumn y) {
+      this.c = c;
+      this.x = x;
+      this.y = y;
+    }
+
+    private LongColumn pick(int row) {
+      return !c.isNull(row) && c.get(row) == 1 ? x : y;
+    }
+
+    @Override
+    public void batch(ColumnarBatch b) {
+      c.batch(b);
+      x.batch(b);
+      y.batch(b);
+    }
+
+    @Override
+    public boolean isNull(int row) {
+      return pick(row).isNull(row);
+    }
+
+    @Override
+    public long get(int row) {
+      return pick(row).get(row);
     }
   }
 

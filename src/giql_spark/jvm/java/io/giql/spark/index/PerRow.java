@@ -161,6 +161,13 @@ public final class PerRow implements Serializable {
       }
     }
 
+    /** {@link #row(long, Sums)} with no sums: {@code n} and, when asked for, {@code covered}. */
+    public InternalRow row(long n, long covered) {
+      row.setLong(0, n);
+      if (this.covered) row.setLong(1 + k, covered);
+      return row;
+    }
+
     /** The row after the left row's projection: {@code n}, the sums, the covered points. */
     public InternalRow row(long n, Sums s) {
       row.setLong(0, n);

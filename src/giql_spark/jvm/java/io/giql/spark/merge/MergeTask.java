@@ -37,6 +37,7 @@ final class MergeTask extends JoinIterator implements SweepOutput {
   private final JoinedRow joined = new JoinedRow();
   private final PerRow.Acc acc;
   private final VectorRow direct;
+  private boolean directCovered;  // the direct output's slot is the covered points, not the count
   private int u = -1;
   private Sweep sweep;
   private FileStream curL;
@@ -108,15 +109,21 @@ final class MergeTask extends JoinIterator implements SweepOutput {
   /** A per-row count's row: the left row's projection, its count and its sums. */
   @Override
   public void countedRow(SweepRow l, long n) {
+    out = result.apply(joined.apply(l.row, acc.row(n, l.sums)));
+  }
+
+  @Override
+  public void countedRow(SweepRow l, long n, long covered) {
     // no side row: the row is the one the left stream returned last, written off its vectors
-    if (l.row == null) out = curL.output(n);
-    else out = result.apply(joined.apply(l.row, acc.row(n, l.sums)));
+    if (l.row == null) out = curL.output(directCovered ? covered : n);
+    else out = result.apply(joined.apply(l.row, acc.row(n, covered)));
   }
 
   /**
-   * A plain count's output written straight off the left scan's vectors with the count, when
-   * each output column is a left scan column or the count ({@code coalesce(count, c)} is the
-   * count: a plain count reports no NULL); else null.
+   * A plain count's output written straight off the left scan's vectors with the count or the
+   * covered points, when each output column is a left scan column or one of those two
+   * ({@code coalesce(x, c)} is {@code x}: a plain count reports no NULL); else null. Sets
+   * {@link #directCovered}.
    */
   private VectorRow directOutput() {
     if (!plainCount()) return null;
@@ -128,10 +135,15 @@ final class MergeTask extends JoinIterator implements SweepOutput {
     for (int i = 0; i < out.size(); i++) {
       Expression e = out.get(i);
       while (e instanceof Alias) e = ((Alias) e).child();
-      if (isCount(e) || e instanceof Coalesce && e.children().size() == 2
-          && isCount(e.children().apply(0)) && e.children().apply(1) instanceof Literal) {
+      if (e instanceof Coalesce && e.children().size() == 2
+          && e.children().apply(1) instanceof Literal) {
+        Expression c = e.children().apply(0);
+        if (isPerRow(c, job.perRow.count) || isPerRow(c, job.perRow.covered)) e = c;
+      }
+      if (isPerRow(e, job.perRow.count) || isPerRow(e, job.perRow.covered)) {
         if (slot >= 0) return null;
         slot = i;
+        directCovered = isPerRow(e, job.perRow.covered);
         continue;
       }
       int k = -1;
@@ -144,9 +156,8 @@ final class MergeTask extends JoinIterator implements SweepOutput {
     return slot < 0 ? null : VectorRow.of(Scala.seq(cols), slot);
   }
 
-  private boolean isCount(Expression e) {
-    return e instanceof Attribute
-        && ((Attribute) e).exprId().equals(job.perRow.count.exprId());
+  private static boolean isPerRow(Expression e, Attribute a) {
+    return a != null && e instanceof Attribute && ((Attribute) e).exprId().equals(a.exprId());
   }
 
   private boolean nextUnit() {
@@ -172,7 +183,8 @@ final class MergeTask extends JoinIterator implements SweepOutput {
       curR = new FileStream(job.right, unit.nullKeys ? new PartitionedFile[0] : unit.right,
           ranks, false, false, true, job.slack, leanRight ? leanCols(1) : null,
           leanRight ? leanInt(1) : null);
-      sweep = plain ? new CountSweep(this, job.perRow, job.kind == JoinKind.LEFT, job.slack,
+      sweep = plain ? new CountSweep(this, job.perRow, job.kind == JoinKind.LEFT,
+          job.perRow.covered != null, job.slack,
           curL, curR)
           : new UnitSweep(this, job.kind, job.count, job.perRow, curL, curR, null);
       return true;
@@ -180,10 +192,10 @@ final class MergeTask extends JoinIterator implements SweepOutput {
     return false;
   }
 
-  /** A per-row count of the hulls' overlaps alone: no sums, covered points or residual. */
+  /** A per-row count of the hulls' overlaps alone (and their covered points): no sums, no residual. */
   private boolean plainCount() {
     return job.perRow != null && !job.count && residual == null && job.perRow.sums.isEmpty()
-        && job.perRow.covered == null && (job.kind == JoinKind.INNER || job.kind == JoinKind.LEFT);
+        && (job.kind == JoinKind.INNER || job.kind == JoinKind.LEFT);
   }
 
   private int[] leanCols(int side) {

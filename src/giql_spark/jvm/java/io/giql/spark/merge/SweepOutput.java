@@ -28,4 +28,10 @@ interface SweepOutput {
 
   /** Returns a per-row count's row for {@code l}, with {@code n}. */
   void countedRow(SweepRow l, long n);
+
+  /**
+   * Returns a per-row count's row for {@code l} when there are no sums ({@link CountSweep}):
+   * {@code n} and the covered points (when asked for).
+   */
+  void countedRow(SweepRow l, long n, long covered);
 }
