@@ -8,6 +8,8 @@ import java.util.Random;
 import org.apache.spark.sql.catalyst.expressions.Add;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.vectorized.Dictionary;
@@ -32,7 +34,8 @@ import io.giql.spark.compat.Scala;
  * {@link VectorRow} against Spark's projection of the same batch rows: random batches of
  * fixed-width and string columns with NULLs, strings plain and dictionary-encoded (long runs of
  * one id and random ids, a new dictionary per batch), columns projected in any order, some
- * twice, some not at all; and the projections it must refuse.
+ * twice, some not at all, with and without a bigint slot the caller fills per row; and the
+ * projections it must refuse.
  */
 public final class VectorRowTest {
   private VectorRowTest() {}
@@ -99,9 +102,16 @@ public final class VectorRowTest {
           int o = rnd.nextInt(cols);
           project.add(new BoundReference(o, types[o], true));
         }
-        VectorRow vr = VectorRow.of(Scala.seq(project));
+        // a slot: Spark's projection reads it as the column after the scan's, off a joined row
+        int slot = rnd.nextBoolean() ? rnd.nextInt(project.size() + 1) : -1;
+        VectorRow vr = slot < 0 ? VectorRow.of(Scala.seq(project))
+            : VectorRow.of(Scala.seq(project), slot);
         Check.equal(true, vr != null, "a writer for scan columns of these types");
-        UnsafeProjection proj = UnsafeProjection.create(Scala.seq(project));
+        List<Expression> full = new ArrayList<>(project);
+        if (slot >= 0) full.add(slot, new BoundReference(cols, LongType$.MODULE$, false));
+        UnsafeProjection proj = UnsafeProjection.create(Scala.seq(full));
+        GenericInternalRow slotRow = new GenericInternalRow(1);
+        JoinedRow joined = new JoinedRow();
         for (int b = 0; b < 3; b++) {
           int n = 1 + rnd.nextInt(300);
           ColumnVector[] vs = new ColumnVector[cols];
@@ -109,8 +119,10 @@ public final class VectorRowTest {
           ColumnarBatch batch = new ColumnarBatch(vs, n);
           vr.batch(batch);
           for (int r = 0; r < n; r++) {
-            UnsafeRow expected = proj.apply(batch.getRow(r));
-            UnsafeRow got = vr.apply(r);
+            long v = rnd.nextLong();
+            slotRow.setLong(0, v);
+            UnsafeRow expected = proj.apply(joined.apply(batch.getRow(r), slotRow));
+            UnsafeRow got = slot < 0 ? vr.apply(r) : vr.apply(r, v);
             if (!expected.equals(got)) {
               throw new AssertionError("row " + r + " of batch " + b + ": expected " + expected
                   + ", got " + got + " (types " + java.util.Arrays.toString(types) + ")");
@@ -124,6 +136,7 @@ public final class VectorRowTest {
       Check.equal(null, VectorRow.of(Scala.seqOf(l, new Add(l, l))), "a computed column");
       Check.equal(null, VectorRow.of(Scala.seqOf(l, new BoundReference(1, new DecimalType(10, 2), true))),
           "a decimal column");
+      Check.equal(null, VectorRow.of(Scala.seqOf(l), 2), "a slot past the columns");
     });
   }
 }

@@ -29,9 +29,9 @@ final class CountSweep implements Sweep {
   private final boolean keepsUnmatched;
   private final long slack;
   private final RunWindow runs;  // the union of the key's right hulls, when covered points are asked for
-  private final Bits processedL = new Bits();
-  private final Bits processedR = new Bits();
+  // every left row read is reported (or, inner and unmatched, dropped) at once: read is done
   private final Bits done = new Bits();
+  private final Bits processedR = new Bits();
   private final Bits doneUnmatched = new Bits();
   private int rank = Integer.MIN_VALUE; // the key whose right rows are counted
   private long maxLo;  // the largest left lo of the key so far
@@ -63,7 +63,6 @@ final class CountSweep implements Sweep {
     while (true) {
       SweepRow l = ls.next();
       if (l == null) return false;
-      processedL.set(l.ord);
       long n = l.nullBound ? 0 : count(l);
       done.set(l.ord);
       if (n == 0) doneUnmatched.set(l.ord);
@@ -78,7 +77,7 @@ final class CountSweep implements Sweep {
   /** What a failover's sweep over sorted copies must not report again. */
   @Override
   public UnitSweep.Prefix prefix(String why) {
-    return new UnitSweep.Prefix(processedL, processedR, done, doneUnmatched, why);
+    return new UnitSweep.Prefix(done, processedR, done, doneUnmatched, why);
   }
 
   private SweepRow peekR() {
