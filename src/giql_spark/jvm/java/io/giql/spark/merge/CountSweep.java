@@ -24,7 +24,7 @@ import io.giql.spark.index.PerRow;
 final class CountSweep implements Sweep {
   private final SweepOutput t;
   private final RowStream ls;
-  private final RowStream rs;
+  private final Lookahead rs;
   private final PerRow perRow;
   private final boolean keepsUnmatched;
   private final long slack;
@@ -43,8 +43,6 @@ final class CountSweep implements Sweep {
   // his taken off the heap (below maxLo), in order, from the first not below the bound
   private final Window ends = new Window();
   private long ended;  // the key's right rows let go from ends: hi below the bound
-  private SweepRow rHead;
-  private boolean rEnd;
 
   /** {@code covered}: also the points of each left hull the right hulls cover. */
   CountSweep(SweepOutput t, PerRow perRow, boolean keepsUnmatched, boolean covered, long slack,
@@ -55,7 +53,7 @@ final class CountSweep implements Sweep {
     this.perRow = perRow;
     this.keepsUnmatched = keepsUnmatched;
     this.ls = ls;
-    this.rs = rs;
+    this.rs = new Lookahead(rs);
   }
 
   @Override
@@ -80,14 +78,6 @@ final class CountSweep implements Sweep {
     return new UnitSweep.Prefix(done, processedR, done, doneUnmatched, why);
   }
 
-  private SweepRow peekR() {
-    if (rHead == null && !rEnd) {
-      rHead = rs.next();
-      if (rHead == null) rEnd = true;
-    }
-    return rHead;
-  }
-
   /** The right rows whose closed hull meets {@code l}'s (left rows in (rank, lo) order, within the slack). */
   private long count(SweepRow l) {
     if (l.rank != rank) {
@@ -103,9 +93,9 @@ final class CountSweep implements Sweep {
       maxLo = l.lo;
     }
     while (true) {
-      SweepRow r = peekR();
+      SweepRow r = rs.peek();
       if (r == null || r.rank > rank || r.rank == rank && r.lo > l.hi) break;
-      rHead = null;
+      rs.take();
       processedR.set(r.ord);
       if (r.rank < rank) continue; // a key the left side does not have
       los.add(r.lo);

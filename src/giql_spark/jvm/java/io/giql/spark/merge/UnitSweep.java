@@ -18,8 +18,8 @@ final class UnitSweep implements Sweep {
 
 
   private final SweepOutput t;
-  private final RowStream ls;
-  private final RowStream rs;
+  private final Lookahead ls;
+  private final Lookahead rs;
   private final Prefix prefix;
   private final JoinKind kind;
   private final boolean count;
@@ -29,10 +29,6 @@ final class UnitSweep implements Sweep {
   private final ArrayList<SweepRow> actR = new ArrayList<>();
   private final ArrayList<SweepRow> retired = new ArrayList<>();
   private int retiredPos;
-  private SweepRow lHead;
-  private SweepRow rHead;
-  private boolean lEnd;
-  private boolean rEnd;
   private int group = Integer.MIN_VALUE;
   private SweepRow x;
   private boolean xLeft;
@@ -48,8 +44,8 @@ final class UnitSweep implements Sweep {
   UnitSweep(SweepOutput t, JoinKind kind, boolean count, PerRow perRow, RowStream ls,
       RowStream rs, Prefix prefix) {
     this.t = t;
-    this.ls = ls;
-    this.rs = rs;
+    this.ls = new Lookahead(ls);
+    this.rs = new Lookahead(rs);
     this.prefix = prefix;
     this.kind = kind;
     this.count = count;
@@ -141,22 +137,6 @@ final class UnitSweep implements Sweep {
     return false;
   }
 
-  private SweepRow pullL() {
-    if (lHead == null && !lEnd) {
-      lHead = ls.next();
-      if (lHead == null) lEnd = true;
-    }
-    return lHead;
-  }
-
-  private SweepRow pullR() {
-    if (rHead == null && !rEnd) {
-      rHead = rs.next();
-      if (rHead == null) rEnd = true;
-    }
-    return rHead;
-  }
-
   private void purgeRight(long lo) {
     int n = actR.size();
     int i = 0;
@@ -195,8 +175,8 @@ final class UnitSweep implements Sweep {
   private boolean step() {
     retired.clear();
     retiredPos = 0;
-    SweepRow l = pullL();
-    SweepRow r = pullR();
+    SweepRow l = ls.peek();
+    SweepRow r = rs.peek();
     if (l == null && r == null) {
       if (finished) return false;
       finished = true;
@@ -213,10 +193,10 @@ final class UnitSweep implements Sweep {
           + " actR=" + actR.size());
     }
     if (takeLeft) {
-      lHead = null;
+      ls.take();
       if (processedL != null) processedL.set(e.ord);
     } else {
-      rHead = null;
+      rs.take();
       if (processedR != null) processedR.set(e.ord);
     }
     if (e.nullBound) {
