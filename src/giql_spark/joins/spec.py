@@ -24,9 +24,29 @@ def expression(value: exp.Expression | str) -> exp.Expression:
     return value if isinstance(value, exp.Expression) else sqlglot.parse_one(value, read="spark")
 
 
+#: Prefixes of the tree metadata giql and giql-spark keep (plan nodes, predicates, the query).
+_OWN_META = ("giql_spark", "__giql")
+
+
 def spark(e: exp.Expression) -> str:
-    """Spark SQL text of a tree."""
-    return e.sql(dialect="spark")
+    """Spark SQL text of a tree.
+
+    sqlglot generates from a deep copy of the tree, metadata included, and giql-spark's
+    metadata holds plan nodes with trees of their own: copying them was half of a small
+    statement's planning. The generator reads none of it (only sqlglot's own keys, such as a
+    function's written name), so it is set aside while the text is made.
+    """
+    held = []
+    for node in e.walk():
+        meta = node._meta  # the attribute, not the property, which would add an empty dict
+        if meta and any(k.startswith(_OWN_META) for k in meta):
+            held.append((node, meta))
+            node._meta = {k: v for k, v in meta.items() if not k.startswith(_OWN_META)}
+    try:
+        return e.sql(dialect="spark")
+    finally:
+        for node, meta in held:
+            node._meta = meta
 
 
 JOIN_TYPES = ("inner", "left", "right", "full", "semi", "anti")

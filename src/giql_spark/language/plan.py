@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from giql import Table
 
+from ..joins.spec import spark
 from ..planner.nodes import Node
 from .compile import compile_giql
 from .relations import plan_nodes
@@ -37,5 +38,5 @@ def plan(query: str, tables: dict[str, Table], columns: dict[str, list[str]],
     """Plan ``query`` over the registered ``tables`` (giql mappings) whose
     columns, in order, are ``columns`` (and their Spark type names ``types``)."""
     tree = rewrite(compile_giql(query, tables), Schema(columns, types))
-    return Plan(tree.sql(dialect="spark"), plan_nodes(tree), dict(tree.meta.get(OPTIONS, {})),
+    return Plan(spark(tree), plan_nodes(tree), dict(tree.meta.get(OPTIONS, {})),
                 dict(tree.meta.get(UNPLANNED, {})))

@@ -17,7 +17,7 @@ from itertools import count
 from sqlglot import exp
 
 from ..errors import QueryError
-from ..joins.spec import quote
+from ..joins.spec import quote, spark
 from .schema import RESULT, Schema, relations
 
 #: Meta key of a placeholder table: the plan node whose result it reads.
@@ -34,8 +34,6 @@ def new_name() -> str:
     return f"__giql_spark_v{next(_ids)}"
 
 
-def spark(node: exp.Expression) -> str:
-    return node.sql(dialect="spark")
 
 
 def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
