@@ -263,6 +263,20 @@ def test_plan_needs_no_spark():
     assert plan("SELECT name FROM peaks", tables(), COLUMNS).nodes == []
 
 
+def test_a_bare_select_list_over_one_join_is_a_projection():
+    join = "FROM peaks a JOIN genes b ON a.interval INTERSECTS b.interval"
+    p = plan(f"SELECT a.name, b.score + 1 AS s, COUNT(*) OVER () AS n {join}", tables(), COLUMNS)
+    assert p.projection == (p.nodes[0].name, ["a.name", "b.score + 1 AS s", "COUNT(*) OVER () AS n"])
+    p = plan(f"SELECT COUNT(*) {join}", tables(), COLUMNS)
+    assert p.projection == (p.nodes[0].name, ["COUNT(*)"])
+    # anything beside the select list, or a source that is not one operator's result, is bound as SQL
+    for rest in ("WHERE a.name < b.name", "ORDER BY a.name", "LIMIT 3", "GROUP BY a.name"):
+        assert plan(f"SELECT a.name {join} {rest}", tables(), COLUMNS).projection is None, rest
+    assert plan(f"SELECT DISTINCT a.name {join}", tables(), COLUMNS).projection is None
+    assert plan("SELECT name FROM peaks", tables(), COLUMNS).projection is None
+    assert plan(f"SELECT a.name {join} JOIN peaks c ON c.name = a.name", tables(), COLUMNS).projection is None
+
+
 def test_rewrite_applies_the_rules_given():
     tree = rewrite(compiled("SELECT name FROM peaks"), Schema(COLUMNS), rules=(bind_tables,))
     assert "__gs_t_peaks" in sql(tree)

@@ -284,7 +284,20 @@ def run(spark, plan: Plan, frames: dict[str, DataFrame], options: dict, *, read:
         else:
             frames[node.name] = b.df
         built.append(b)
+    if plan.projection is not None and plan.projection[0] in frames:
+        name, items = plan.projection
+        return projected(frames[name], items), built
     return analyse(spark, plan.sql, frames), built
+
+
+def projected(df: DataFrame, items: list[str]) -> DataFrame:
+    """``df`` through the select list ``items`` (:attr:`~giql_spark.language.plan.Plan.projection`);
+    a Spark analysis error becomes one clear line, as in :func:`analyse`."""
+    try:
+        with quiet_query_log():
+            return df.selectExpr(*items)
+    except Exception as e:  # AnalysisException and ParseException
+        raise from_spark(e) from None
 
 
 def _read_by_fallbacks_alone(plan: Plan) -> set[str]:
