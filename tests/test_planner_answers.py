@@ -75,3 +75,28 @@ def test_nearest_rows_follow_a_target_file_rewritten_with_a_row_the_join_cannot_
         assert rows_of(got) == rows_of(want)
         seen.append(rows_of(got))
     assert seen[0] != seen[1]
+
+
+def test_a_registered_tables_side_is_kept_across_statements_until_it_is_registered_again(session):
+    from giql_spark import runtime
+
+    schema = "chrom string, start bigint, `end` bigint, name string"
+    peaks = session.spark.createDataFrame([("chr1", 1, 5, "p")], schema)
+    genes = session.spark.createDataFrame([("chr1", 2, 3, "g"), ("chr1", 4, 9, "h")], schema)
+    session.register("peaks", peaks)
+    session.register("genes", genes)
+    join = "SELECT COUNT(*) FROM peaks a JOIN genes b ON a.interval INTERSECTS b.interval"
+    assert session.sql(join).collect()[0][0] == 2
+    kept = dict(session._sides)
+    assert len(kept) == 2  # one side per table alias
+    session.sql(join).collect()
+    assert all(session._sides[k][1] is v[1] for k, v in kept.items())  # the same side DataFrames
+    # a table registered again under the same name is read anew, never through the old side
+    session.register("genes", session.spark.createDataFrame([("chr1", 2, 3, "g")], schema))
+    assert session.sql(join).collect()[0][0] == 1
+    # a side is kept only on the very DataFrame it was built on
+    sql = next(iter(kept))
+    name = sql.rsplit(" FROM ", 1)[1].split()[0]
+    other = {name: session.spark.createDataFrame([("chr2", 1, 2, "x")], schema)}
+    memo = {sql: kept[sql]}
+    assert runtime.analyse(session.spark, sql, other, memo) is not kept[sql][1]

@@ -48,14 +48,26 @@ def read_stats(node: IntervalJoin, left: DataFrame, right: DataFrame, tier: int)
 _PACKED_TABLE = re.compile(r"SELECT struct\(`(\w+)`\.\*\) AS `\1` FROM (\w+) AS \1")
 
 
-def analyse(spark, sql: str, frames: dict[str, DataFrame]) -> DataFrame:
-    """``sql`` with its placeholders bound; a Spark analysis error becomes one clear line."""
+def analyse(spark, sql: str, frames: dict[str, DataFrame], memo: dict | None = None) -> DataFrame:
+    """``sql`` with its placeholders bound; a Spark analysis error becomes one clear line.
+    ``memo`` keeps the packed tables' sides from one statement to the next."""
     packed = _PACKED_TABLE.fullmatch(sql)
     if packed is not None and packed.group(2) in frames:
         # The same DataFrame built directly: no SQL to parse and no view to bind
         # it through, a tenth of the time of a small join's planning.
         alias, df = packed.group(1), frames[packed.group(2)]
-        return df.selectExpr(f"struct(*) AS {quote(alias)}")
+        # Built on the very same registered table's DataFrame, the side is the same plan:
+        # Spark's analysis of it (about 6 ms on the driver, per side and statement) is not done
+        # again. An operator's result is new in each statement, and is not kept.
+        if placeholders(packed.group(2)):
+            memo = None
+        kept = memo.get(sql) if memo is not None else None
+        if kept is not None and kept[0] is df:
+            return kept[1]
+        side = df.selectExpr(f"struct(*) AS {quote(alias)}")
+        if memo is not None:
+            memo[sql] = (df, side)
+        return side
     try:
         with quiet_query_log():
             return bound_sql(spark, sql, frames)
@@ -254,15 +266,15 @@ def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, re
 
 
 def run(spark, plan: Plan, frames: dict[str, DataFrame], options: dict, *, read: ReadStats = read_stats,
-        always_stats: bool = False, dry_run: bool = False) -> tuple[DataFrame, list[Built]]:
+        always_stats: bool = False, dry_run: bool = False, sides: dict | None = None) -> tuple[DataFrame, list[Built]]:
     """The statement's DataFrame and each node as built; ``frames`` binds the
-    registered tables' placeholders."""
+    registered tables' placeholders; ``sides`` keeps sides across statements (:func:`analyse`)."""
     frames = dict(frames)
     analysed: dict[str, DataFrame] = {}
 
     def side(sql: str) -> DataFrame:
         if sql not in analysed:  # a side read by two nodes is analysed once
-            analysed[sql] = analyse(spark, sql, frames)
+            analysed[sql] = analyse(spark, sql, frames, sides)
         return analysed[sql]
 
     built, deferred = [], {}

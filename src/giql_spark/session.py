@@ -136,6 +136,7 @@ class Session:
                               "stats_tier": stats_tier}
         self._tables: dict[str, Registered] = {}
         self._stats: dict = {}
+        self._sides: dict = {}  # side SQL -> (the table's DataFrame, the side built on it), see runtime.analyse
         self._streams: dict = {}  # table name -> order contract of a streaming table
 
     # -- tables ---------------------------------------------------------------
@@ -218,6 +219,7 @@ class Session:
                                  "DataFrames only")
         df.createOrReplaceTempView(name)
         self._stats.clear()  # statistics of sides that read the old table are stale
+        self._sides.clear()
         self._tables[name] = Registered(table, origin, list(df.columns), skipped, df,
                                         {f.name: f.dataType.simpleString() for f in df.schema.fields})
         return df
@@ -305,7 +307,7 @@ class Session:
         frames = {table_placeholder(n): r.df for n, r in self._tables.items()}
         options = {**self.options, **p.options, "streams": dict(self._streams)}
         df, built = runtime.run(self.spark, p, frames, options, read=self._read_stats,
-                                always_stats=always_stats, dry_run=dry_run)
+                                always_stats=always_stats, dry_run=dry_run, sides=self._sides)
         return df, p, built
 
     def _read_stats(self, node, left: DataFrame, right: DataFrame, tier: int) -> tuple:
