@@ -5,10 +5,12 @@ Spark analyses a statement that reads it. Classic PySpark analyses eagerly,
 but Spark Connect keeps the SQL text and analyses it again each time the
 result is used, so a result that reads a view by name changes when the view
 is replaced, and views created per query pile up for the life of the
-session. Every statement giql-spark runs therefore names its inputs with
+session. Every statement giql-spark runs as SQL therefore names its inputs with
 placeholder identifiers and binds them with ``spark.sql(text, **frames)``:
 Connect embeds the DataFrames' plans in the statement, and classic PySpark
-drops the views it made once the statement is analysed.
+drops the views it made once the statement is analysed. (A statement that is
+only a select list over one operator's result makes no view at all: its items
+are applied to that result's DataFrame, see ``Plan.projection``.)
 """
 
 from __future__ import annotations
