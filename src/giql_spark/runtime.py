@@ -8,6 +8,7 @@ strategy's collection of its build side.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable
@@ -68,9 +69,16 @@ def analyse(spark, sql: str, frames: dict[str, DataFrame], memo: dict | None = N
         if memo is not None:
             memo[sql] = (df, side)
         return side
+    with spark_errors():
+        return bound_sql(spark, sql, frames)
+
+
+@contextlib.contextmanager
+def spark_errors():
+    """A Spark analysis or parse error raised in the block becomes one clear line."""
     try:
         with quiet_query_log():
-            return bound_sql(spark, sql, frames)
+            yield
     except Exception as e:  # AnalysisException and ParseException
         raise from_spark(e) from None
 
@@ -305,11 +313,8 @@ def run(spark, plan: Plan, frames: dict[str, DataFrame], options: dict, *, read:
 def projected(df: DataFrame, items: list[str]) -> DataFrame:
     """``df`` through the select list ``items`` (:attr:`~giql_spark.language.plan.Plan.projection`);
     a Spark analysis error becomes one clear line, as in :func:`analyse`."""
-    try:
-        with quiet_query_log():
-            return df.selectExpr(*items)
-    except Exception as e:  # AnalysisException and ParseException
-        raise from_spark(e) from None
+    with spark_errors():
+        return df.selectExpr(*items)
 
 
 def _read_by_fallbacks_alone(plan: Plan) -> set[str]:

@@ -34,8 +34,6 @@ def new_name() -> str:
     return f"__giql_spark_v{next(_ids)}"
 
 
-
-
 def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
     """The top-level AND operands of ``node`` (unmarked parentheses opened)."""
     if node is None:
