@@ -57,8 +57,9 @@ def local_spark(master: str | None = None, app_name: str = "giql-spark", config:
         "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
     }
     conf.update(config or {})
-    conf = _with_extension(conf)
-    builder = SparkSession.builder.master(master or "local[*]").appName(app_name)
+    master = master or "local[*]"
+    conf = _local_disk(_with_extension(conf), master)
+    builder = SparkSession.builder.master(master).appName(app_name)
     for k, v in conf.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
@@ -78,6 +79,31 @@ def _with_extension(conf: dict) -> dict:
         return spark_config(conf)
     except JvmBuildError:
         return conf
+
+
+def _local_disk(conf: dict, master: str) -> dict:
+    """``conf`` plus what makes checkpoints on a local disk cheap (settings in ``conf`` win).
+
+    Without Hadoop's native library (PySpark ships none) every checkpoint file a micro-batch
+    writes starts a ``chmod`` process, and each rename of Spark's default checkpoint manager
+    (Hadoop's ``FileContext``) two ``readlink`` processes: about 60 processes of ~5 ms per
+    micro-batch of a stream-stream join, most of them on the stream's own thread. Spark's
+    ``FileSystem``-based manager renames without them, and giql-spark's local file system sets
+    permissions in the JVM. That one is for a local master (not ``local-cluster``) with the extension's jar only: Spark
+    opens local files before it loads ``spark.jars``, so the jar goes on the driver's class
+    path, and the driver is the only JVM.
+    """
+    from . import spark_version
+    from .jvm import EXTENSION_CLASS, LOCAL_FILES_CLASS, jar_path
+
+    out = dict(conf)
+    out.setdefault("spark.sql.streaming.checkpointFileManagerClass", spark_version.checkpoint_file_manager())
+    if (re.fullmatch(r"local(\[[^]]*\])?", master) and EXTENSION_CLASS in out.get("spark.sql.extensions", "")
+            and "spark.hadoop.fs.file.impl" not in out):
+        out["spark.hadoop.fs.file.impl"] = LOCAL_FILES_CLASS
+        path = [p for p in out.get("spark.driver.extraClassPath", "").split(os.pathsep) if p]
+        out["spark.driver.extraClassPath"] = os.pathsep.join(path + [str(jar_path())])
+    return out
 
 
 def _add_extension(spark) -> None:

@@ -16,6 +16,9 @@ Python API                 since  route on a line without it
                                   (:mod:`giql_spark.streaming.group_state`)
 =========================  =====  ===========================================================
 
+Spark's ``FileSystem``-based checkpoint manager, which giql-spark's embedded Spark names, moved
+to the package ``checkpointing`` in 4.1 (:func:`checkpoint_file_manager`).
+
 The JVM operators differ by a few Spark signatures (the Scala line, 2.12 on Spark 3.5 and 2.13
 on 4.x, is bridged in the common sources); :data:`JVM_FORMS` names the source folder of each
 form and the lines that have it (see :mod:`giql_spark.jvm.build`).
@@ -81,6 +84,13 @@ LINE: tuple[int, int] = parse_line(VERSION)
 HAS_PYSPARK_LOGGER = LINE >= (4, 0)
 HAS_PYTHON_DATA_SOURCE = LINE >= (4, 0)
 HAS_TRANSFORM_WITH_STATE = LINE >= (4, 0)
+
+
+def checkpoint_file_manager(line: tuple[int, int] = LINE) -> str:
+    """Spark's ``FileSystem``-based checkpoint manager (it moved to a ``checkpointing`` package in 4.1)."""
+    package = ("org.apache.spark.sql.execution.streaming.checkpointing" if line >= (4, 1)
+               else "org.apache.spark.sql.execution.streaming")
+    return f"{package}.FileSystemBasedCheckpointFileManager"
 
 
 def jvm_sources(line: tuple[int, int] = LINE) -> tuple[str, ...]:

@@ -19,11 +19,13 @@ from collections.abc import Mapping
 from .build import JvmBuildError, jar_path
 
 EXTENSION_CLASS = "io.giql.spark.GiqlSparkExtensions"
+#: Hadoop's local file system with permissions set in the JVM (``fs.file.impl``; see its package note).
+LOCAL_FILES_CLASS = "io.giql.spark.files.LocalFiles"
 FUNCTION = "giql_band"
 OPERATORS = ("BroadcastIntervalJoin", "SweepIntervalJoin")
 
 __all__ = [
-    "EXTENSION_CLASS", "FUNCTION", "OPERATORS", "JvmBuildError", "available", "install",
+    "EXTENSION_CLASS", "FUNCTION", "LOCAL_FILES_CLASS", "OPERATORS", "JvmBuildError", "available", "install",
     "jar_path", "spark_config",
 ]
 
