@@ -89,9 +89,9 @@ def _local_disk(conf: dict, master: str) -> dict:
     (Hadoop's ``FileContext``) two ``readlink`` processes: about 60 processes of ~5 ms per
     micro-batch of a stream-stream join, most of them on the stream's own thread. Spark's
     ``FileSystem``-based manager renames without them, and giql-spark's local file system sets
-    permissions in the JVM. That one is for a local master (not ``local-cluster``) with the extension's jar only: Spark
-    opens local files before it loads ``spark.jars``, so the jar goes on the driver's class
-    path, and the driver is the only JVM.
+    permissions in the JVM. That one is for a local master (not ``local-cluster``) with the
+    extension's jar only: Spark opens local files before it loads ``spark.jars``, so the jar goes
+    on the driver's class path, and the driver is the only JVM.
     """
     from . import spark_version
     from .jvm import EXTENSION_CLASS, LOCAL_FILES_CLASS, jar_path
