@@ -9,7 +9,7 @@ and restarts through the manager.
 import os
 import stat
 
-from tests.conftest import needs_classic
+from conftest import needs_classic
 
 
 def _local_fs(spark):
