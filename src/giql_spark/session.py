@@ -94,15 +94,18 @@ def _local_disk(conf: dict, master: str) -> dict:
     on the driver's class path, and the driver is the only JVM.
     """
     from . import spark_version
-    from .jvm import EXTENSION_CLASS, LOCAL_FILES_CLASS, jar_path
+    from .jvm import EXTENSION_CLASS, LOCAL_FILES_CLASS
+    from .jvm.build import JAR_NAME
 
     out = dict(conf)
     out.setdefault("spark.sql.streaming.checkpointFileManagerClass", spark_version.checkpoint_file_manager())
-    if (re.fullmatch(r"local(\[[^]]*\])?", master) and EXTENSION_CLASS in out.get("spark.sql.extensions", "")
-            and "spark.hadoop.fs.file.impl" not in out):
+    # the jar _with_extension put in spark.jars (asking build.jar_path again would hash the sources again)
+    jars = [j for j in out.get("spark.jars", "").split(",") if j.endswith(JAR_NAME)]
+    if (re.fullmatch(r"local(\[[^]]*\])?", master) and jars
+            and EXTENSION_CLASS in out.get("spark.sql.extensions", "") and "spark.hadoop.fs.file.impl" not in out):
         out["spark.hadoop.fs.file.impl"] = LOCAL_FILES_CLASS
         path = [p for p in out.get("spark.driver.extraClassPath", "").split(os.pathsep) if p]
-        out["spark.driver.extraClassPath"] = os.pathsep.join(path + [str(jar_path())])
+        out["spark.driver.extraClassPath"] = os.pathsep.join(path + jars[-1:])
     return out
 
 
