@@ -60,11 +60,22 @@ public final class ScanFilter {
   /** The rows that follow come from {@code b} (null: rows not from a batch). */
   public void batch(ColumnarBatch b) {
     batch = b;
+    // a batch none of whose checked columns holds a NULL passes every row (the usual case):
+    // no null bit is loaded per row
+    passes = false;
+    if (b != null && rest == null) {
+      boolean nulls = false;
+      for (int c : notNull) nulls |= b.column(c).hasNull();
+      passes = !nulls;
+    }
   }
+
+  private boolean passes;
 
   /** Whether {@code scan} passes; {@code row} is its index in the current batch, if any. */
   public boolean eval(InternalRow scan, int row) {
     if (batch != null) {
+      if (passes) return true;
       for (int c : notNull) {
         if (batch.column(c).isNullAt(row)) return false;
       }
