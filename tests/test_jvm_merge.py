@@ -200,16 +200,18 @@ def test_is_not_null_on_other_columns_in_some_row_groups(jspark, tmp_path):
     """A side's own IS NOT NULL filter on a column the join does not use: a row group (a batch)
     with no NULL there passes whole, one with NULLs drops just those rows."""
     rnd = random.Random(31)
-    left, right = gen(31, 80, null_rate=0.0), gen(32, 80, null_rate=0.0)
-    for i, row in enumerate(left):
-        row["name"] = None if i % 16 >= 12 and rnd.random() < 0.5 else row["name"]
-    for i, row in enumerate(right):
-        row["score"] = None if i % 10 >= 7 and rnd.random() < 0.5 else row["score"]
-    load(jspark, tmp_path, sort_rows(left, NATURAL[:5]), sort_rows(right, NATURAL[:5]),
-         row_groups=(4, 5))
+    left = sort_rows(gen(31, 80, null_rate=0.0), NATURAL[:5])
+    right = sort_rows(gen(32, 80, null_rate=0.0), NATURAL[:5])
+    groups = {"name": (left, 4), "score": (right, 5)}
+    for column, (rows, size) in groups.items():
+        # NULLs in every other row group only, half its rows
+        for i, row in enumerate(rows):
+            if (i // size) % 2 and rnd.random() < 0.5:
+                row[column] = None
+        with_nulls = {i // size for i, row in enumerate(rows) if row[column] is None}
+        assert 0 < len(with_nulls) < -(-len(rows) // size)
+    load(jspark, tmp_path, left, right, row_groups=(4, 5))
     frm = ("(SELECT * FROM l WHERE name IS NOT NULL)", "(SELECT * FROM r WHERE score IS NOT NULL)")
-    dropped = sum(r["name"] is None for r in left) + sum(r["score"] is None for r in right)
-    assert dropped > 0
     for how in JOIN_SQL:
         run_both(jspark, how, frm=frm)
         run_both(jspark, how, frm=frm, select="count(*)")
