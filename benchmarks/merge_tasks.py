@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pyarrow.parquet as pq  # noqa: E402
 
-from harness.data import DATA_DIR, data_paths  # noqa: E402
+from harness.data import DATA_DIR, data_paths, write_parquet  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT  # noqa: E402
 from harness.report import command_line, write_report  # noqa: E402
@@ -45,9 +45,7 @@ def with_groups(path: Path, rows: int) -> Path:
         return path
     out = DATA_DIR / f"{path.stem}_rg{rows}.parquet"
     if not out.exists():
-        tmp = out.with_name(out.name + ".tmp")
-        pq.write_table(pq.read_table(path), tmp, row_group_size=rows)
-        tmp.rename(out)
+        write_parquet(pq.read_table(path), out, row_group=rows)
     return out
 
 
