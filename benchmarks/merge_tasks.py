@@ -21,7 +21,6 @@ on that overhead and on the longest task.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -32,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pyarrow.parquet as pq  # noqa: E402
 
+from harness import eventlog  # noqa: E402
 from harness.data import DATA_DIR, data_paths, write_parquet  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT  # noqa: E402
@@ -46,26 +46,6 @@ def with_groups(path: Path, rows: int) -> Path:
     out = DATA_DIR / f"{path.stem}_rg{rows}.parquet"
     if not out.exists():
         write_parquet(pq.read_table(path), out, row_group=rows)
-    return out
-
-
-def task_times(log_dir: Path) -> dict[str, list[tuple[float, float]]]:
-    """Per job group, its tasks' launch-to-finish seconds and executor CPU seconds."""
-    group_of_stage, out = {}, {}
-    for log in sorted(p for p in log_dir.rglob("*") if p.is_file() and not p.name.startswith((".", "appstatus"))):
-        for line in log.read_text().splitlines():
-            e = json.loads(line)
-            kind = e.get("Event")
-            if kind == "SparkListenerJobStart":
-                group = (e.get("Properties") or {}).get("spark.jobGroup.id")
-                for sid in e.get("Stage IDs", []):
-                    group_of_stage[sid] = group
-            elif kind == "SparkListenerTaskEnd":
-                group = group_of_stage.get(e["Stage ID"])
-                info = e["Task Info"]
-                cpu = (e.get("Task Metrics") or {}).get("Executor CPU Time", 0) / 1e9
-                if group is not None:
-                    out.setdefault(group, []).append(((info["Finish Time"] - info["Launch Time"]) / 1000, cpu))
     return out
 
 
@@ -91,7 +71,7 @@ def run_size(left: Path, right: Path, tasks: list[int], repeats: int, log_dir: P
             counts.add(s.sql(GIQL_COUNT).collect()[0][0])
             walls[f"{n}/{rep}"] = time.perf_counter() - t0
     spark.stop()
-    times = task_times(log_dir)
+    times = {g: [(t.seconds, t.cpu) for t in ts] for g, ts in eventlog.read(log_dir).groups().items()}
     rows = {}
     for n in tasks:
         both = [times.get(f"{n}/{rep}", []) for rep in range(repeats)]

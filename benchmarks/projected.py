@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
+from harness import eventlog  # noqa: E402
 from harness.data import DATA_DIR, HG38, data_paths, generate, write_parquet  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT  # noqa: E402
@@ -55,32 +56,6 @@ def skewed_paths(size: int) -> tuple[Path, Path]:
             write_parquet(generate("uniform", size, seed, "l" if side == "left" else "r", weights=weights), path)
         out.append(path)
     return out[0], out[1]
-
-
-def tasks_by_group(log: Path) -> dict[str, list[tuple[int, list[float], float, float]]]:
-    """Per job group: its stages as (stage id, task seconds, submitted, completed) (ms epochs)."""
-    group_of_job, stage_group, tasks, spans = {}, {}, {}, {}
-    for line in log.read_text().splitlines():
-        e = json.loads(line)
-        kind = e.get("Event")
-        if kind == "SparkListenerJobStart":
-            group = (e.get("Properties") or {}).get("spark.jobGroup.id")
-            group_of_job[e["Job ID"]] = group
-            for sid in e.get("Stage IDs", []):
-                stage_group[sid] = group
-        elif kind == "SparkListenerTaskEnd":
-            info = e["Task Info"]
-            tasks.setdefault(e["Stage ID"], []).append((info["Finish Time"] - info["Launch Time"]) / 1000)
-        elif kind == "SparkListenerStageCompleted":
-            info = e["Stage Info"]
-            spans[info["Stage ID"]] = (info.get("Submission Time", 0), info.get("Completion Time", 0))
-    out: dict[str, list] = {}
-    for sid, times in tasks.items():
-        group = stage_group.get(sid)
-        if group is not None:
-            s, c = spans.get(sid, (0, 0))
-            out.setdefault(group, []).append((sid, times, s, c))
-    return out
 
 
 def busy_seconds(stages) -> float:
@@ -145,16 +120,11 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
         auto[p] = re.search(r"strategy: (\w+)", plan).group(1)
     spark.conf.unset("spark.giql.cores")
     spark.stop()
-    # one file, or (rolling event logs, Spark 4) a directory of events_N_ files
-    logs = sorted(p for p in log_dir.rglob("*") if p.is_file() and not p.name.startswith((".", "appstatus")))
-    groups: dict = {}
-    for log in logs:
-        for g, st in tasks_by_group(log).items():
-            groups.setdefault(g, []).extend(st)
+    log = eventlog.read(log_dir)
     for strategy, r in runs.items():
         r["projected"], r["work_at"] = {}, {}
         for group, (at, wall) in r.pop("at").items():
-            stages = groups.get(group, [])
+            stages = log.stages(group)
             work = sum(sum(t) for _, t, _, _ in stages)
             for p in cores_list if at is None else [at]:
                 r["projected"][p] = project(stages, wall, p)

@@ -1,0 +1,77 @@
+"""Spark's event log read back as task records, for the benchmarks that measure time per task.
+
+A run writes its log with ``spark.eventLog.enabled`` into a directory: one file per
+application, or (rolling event logs, Spark 4) a directory of ``events_N_`` files per application.
+A job's start and its stages' tasks may fall in different files of one application, so all of
+them are read before tasks are tied to their job group; stage ids repeat across applications.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Task:
+    group: str
+    app: str  # the application's log: its file, or its directory of rolling files
+    stage: int
+    seconds: float  # launch to finish
+    cpu: float  # the executor's CPU seconds
+
+
+@dataclass(frozen=True)
+class Log:
+    tasks: list[Task]
+    spans: dict[tuple[str, int], tuple[int, int]]  # (app, stage): submitted, completed (ms epochs)
+
+    def groups(self) -> dict[str, list[Task]]:
+        """The tasks of each job group, in the log's order."""
+        out: dict[str, list[Task]] = {}
+        for t in self.tasks:
+            out.setdefault(t.group, []).append(t)
+        return out
+
+    def stages(self, group: str) -> list[tuple[int, list[float], int, int]]:
+        """The group's stages as (stage id, task seconds, submitted, completed), in stage order."""
+        by: dict[tuple[str, int], list[float]] = {}
+        for t in self.tasks:
+            if t.group == group:
+                by.setdefault((t.app, t.stage), []).append(t.seconds)
+        return [(key[1], times, *self.spans.get(key, (0, 0))) for key, times in sorted(by.items())]
+
+
+def files(log_dir: Path) -> list[Path]:
+    """The event files under ``log_dir`` (not Spark's status markers)."""
+    return sorted(p for p in Path(log_dir).rglob("*")
+                  if p.is_file() and not p.name.startswith((".", "appstatus")))
+
+
+def read(log_dir: Path) -> Log:
+    """Every task of a stage whose job ran in a job group (``setJobGroup``), and each stage's span."""
+    group_of_stage: dict[tuple[str, int], str] = {}
+    ended: list[tuple[tuple[str, int], float, float]] = []
+    spans: dict[tuple[str, int], tuple[int, int]] = {}
+    for path in files(log_dir):
+        rolling = path.parent.name.startswith("eventlog_v2_")
+        app = str(path.parent if rolling else path)
+        for line in path.read_text().splitlines():
+            e = json.loads(line)
+            kind = e.get("Event")
+            if kind == "SparkListenerJobStart":
+                group = (e.get("Properties") or {}).get("spark.jobGroup.id")
+                if group is not None:
+                    for sid in e.get("Stage IDs", []):
+                        group_of_stage[(app, sid)] = group
+            elif kind == "SparkListenerTaskEnd":
+                info = e["Task Info"]
+                cpu = (e.get("Task Metrics") or {}).get("Executor CPU Time", 0) / 1e9
+                ended.append(((app, e["Stage ID"]), (info["Finish Time"] - info["Launch Time"]) / 1000, cpu))
+            elif kind == "SparkListenerStageCompleted":
+                info = e["Stage Info"]
+                spans[(app, info["Stage ID"])] = (info.get("Submission Time", 0), info.get("Completion Time", 0))
+    tasks = [Task(group_of_stage[key], key[0], key[1], seconds, cpu)
+             for key, seconds, cpu in ended if key in group_of_stage]
+    return Log(tasks, spans)
