@@ -571,8 +571,8 @@ def test_tasks_are_equal_runs_across_chromosome_ends(jspark, tmp_path, tasks):
     """The tasks cut the genome's order into equal runs: a chromosome is cut where a task's run
     ends inside it, whatever its size, so a task holds the end of one chromosome, whole ones
     and the start of the next, and no task carries much more than its share (chromosomes of
-    50%, 20%, 12%, 8%, 6% and 4% of the rows; row groups of 25 rows); the answers are the
-    oracle's."""
+    50%, 20%, 12%, 8%, 6% and 4% of the rows; row groups of 25 rows); a task reads its left row
+    groups in a few byte ranges; the answers are the oracle's."""
     weights = {"c1": 50, "c2": 20, "c3": 12, "c9": 8, "c10": 6, "c11": 4}
     chroms = [c for c, w in weights.items() for _ in range(w)]
     rows = []
@@ -589,6 +589,11 @@ def test_tasks_are_equal_runs_across_chromosome_ends(jspark, tmp_path, tasks):
         assert f"{tasks} tasks" in plan and "ranges of a key" in plan, plan
         largest = float(re.search(r"the largest task ([\d.]+)% of the work", plan).group(1))
         assert largest <= 100 / tasks * 1.25, plan
+        # a range reads its left row groups in a byte range or two per file, not one per group
+        # (each is a footer parsed): c1 alone is 96 groups of 25 rows a side
+        units = int(re.search(r"(\d+) units", plan).group(1))
+        reads = int(re.search(r"byte ranges read (\d+) \+", plan).group(1))
+        assert reads <= 3 * units, plan
     finally:
         jspark.conf.unset("spark.giql.merge.tasks")
 

@@ -4,8 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.apache.spark.sql.execution.datasources.PartitionedFile;
-
 /**
  * Cuts one key (a chromosome) of a merge join into ranges of positions, so that no task holds a
  * whole busy chromosome.
@@ -109,14 +107,16 @@ final class Ranges {
       }
       boolean[] owns = new boolean[left.size()];
       for (int i = 0; i < owns.length; i++) owns[i] = ownsNull.get(i);
+      MergePlan.LeftFiles files = MergePlan.leftFiles(l, left, owns, owns);
       // its weight in the task cut: the rows of both sides whose lo is in the range (with their
       // pairs when weighed), as the cuts counted them
       double work = c > 0 ? pts.sum(from, to) : leftRows + rightOwn;
-      MergePlan.Unit u = new MergePlan.Unit(new Object[] {k}, each(l, left),
+      MergePlan.Unit u = new MergePlan.Unit(new Object[] {k}, files.files,
           MergePlan.ranges(r, right), false, (long) leftRows, (long) rightRows,
-          new MergePlan.Range(from, to, owns, work));
+          new MergePlan.Range(from, to, files.owns, work));
       u.kept = leftRows + rightOwn;
       u.leftGroupIdx = left;
+      u.leftGroupOwns = owns;
       u.rightGroupIdx = right;
       out.add(u);
     }
@@ -266,16 +266,5 @@ final class Ranges {
     long[] cs = new long[out.size()];
     for (int i = 0; i < cs.length; i++) cs[i] = out.get(i);
     return cs;
-  }
-
-  /** One byte range per row group (a range owns the NULL-bound rows of some groups only). */
-  static PartitionedFile[] each(MergePlan.Side s, List<Integer> groups) {
-    PartitionedFile[] out = new PartitionedFile[groups.size()];
-    for (int i = 0; i < out.length; i++) {
-      int[] fg = s.groups.get(groups.get(i));
-      ParquetLayout f = s.files.get(fg[0]);
-      out[i] = MergePlan.file(f, f.groups[fg[1]].start, f.groups[fg[1]].length);
-    }
-    return out;
   }
 }
