@@ -198,19 +198,23 @@ def test_giql_group_by_reaches_the_per_row_count(tmp_path):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_count_overlaps_and_coverage_per_row_in_the_jvm(jspark, tmp_path, seed):
+def test_count_overlaps_and_coverage_per_row_in_the_jvm(jspark, tmp_path, seed, merge_tasks):
     """gs.count_overlaps and gs.coverage on a session with the extension: each df1 row
     (duplicates, NULLs, zero-length and wide rows included) gets its count or covered bases from
-    the merge over sorted files and from the broadcast over in-memory tables, without pairs (and
-    for counts without an aggregate), equal to a direct count and a base-by-base union."""
+    the merge over sorted files (whole chromosomes, or cut into ranges of positions) and from
+    the broadcast over in-memory tables, without pairs (and for counts without an aggregate),
+    equal to a direct count and a base-by-base union."""
     import giql_spark as gs
 
     rnd = random.Random(seed)
     left = gen(seed, rnd.randrange(30, 80), reversed_rate=0.0)
     left += [dict(r) for r in left[:10]]
     right = gen(seed + 50, rnd.randrange(1, 80), reversed_rate=0.0)
-    write(tmp_path / "l", sort_rows(left, NATURAL[:5]), row_group=rnd.choice([3, 50]))
-    write(tmp_path / "r", sort_rows(right, NATURAL[:5]), row_group=rnd.choice([5, 50]))
+    groups = rnd.choice([3, 50]), rnd.choice([5, 50])
+    if merge_tasks:
+        groups = (3, 5)  # small row groups, so that the chromosomes can be cut
+    write(tmp_path / "l", sort_rows(left, NATURAL[:5]), row_group=groups[0])
+    write(tmp_path / "r", sort_rows(right, NATURAL[:5]), row_group=groups[1])
     cols = ("chrom", "s", "e")
 
     def want():
@@ -247,6 +251,8 @@ def test_count_overlaps_and_coverage_per_row_in_the_jvm(jspark, tmp_path, seed):
         if operator == "MergeIntervalJoin":
             # the row id the operator's count replaced is not computed for every row
             assert "monotonically_increasing_id" not in plan, plan
+            # the hull of a zero-length row (end = start as a number) has bounds: the ranges cut
+            assert ("ranges of a key" in plan) == merge_tasks, plan
         got = Counter((r["id"], r["chrom"], r["s"], r["e"], r["count"]) for r in df.collect())
         assert got == want(), operator
         # An aggregate over the result prunes the left side under the row id's Project: the
@@ -266,6 +272,7 @@ def test_count_overlaps_and_coverage_per_row_in_the_jvm(jspark, tmp_path, seed):
         plan = df._jdf.queryExecution().executedPlan().toString()
         assert "covered points" in plan and operator in plan and "Aggregate" not in plan, plan
         assert operator != "MergeIntervalJoin" or "monotonically_increasing_id" not in plan, plan
+        assert operator != "MergeIntervalJoin" or ("ranges of a key" in plan) == merge_tasks, plan
         got = Counter((r["id"], r["chrom"], r["s"], r["e"], r["coverage"]) for r in df.collect())
         assert got == covered(), operator
 

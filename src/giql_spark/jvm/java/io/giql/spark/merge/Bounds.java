@@ -8,12 +8,14 @@ import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.CaseWhen;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Coalesce;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Greatest;
 import org.apache.spark.sql.catalyst.expressions.If;
 import org.apache.spark.sql.catalyst.expressions.Least;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
+import org.apache.spark.sql.types.BooleanType$;
 import org.apache.spark.sql.types.ByteType$;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegerType$;
@@ -96,6 +98,50 @@ final class Bounds {
     return new long[] {Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[1], b[1])};
   }
 
+  /**
+   * Whether no row of the group can have a NULL lo or hi: the footer counts no NULL in the
+   * columns they read, and nothing in them turns values into a NULL.
+   */
+  boolean neverNull(ParquetLayout.RowGroup g) {
+    if (g.colNoNull == null) return false;
+    for (boolean b : g.colNoNull) {
+      if (!b) return false;
+    }
+    return valued(lo) && valued(hi);
+  }
+
+  /** Whether {@code e} has a value wherever the columns it reads have one. */
+  private static boolean valued(Expression e) {
+    if (e instanceof AttributeReference) return true;
+    if (e instanceof Literal) return ((Literal) e).value() != null;
+    if (e instanceof Cast) {
+      // integral and boolean values convert to integers without a NULL (ANSI fails instead)
+      DataType from = ((Cast) e).child().dataType();
+      return integral(e.dataType()) && (integral(from) || from == BooleanType$.MODULE$)
+          && valued(((Cast) e).child());
+    }
+    if (e instanceof Add || e instanceof Subtract || e instanceof EqualTo) {
+      return valued(e.children().apply(0)) && valued(e.children().apply(1));
+    }
+    if (e instanceof Least || e instanceof Greatest || e instanceof Coalesce) {
+      // NULL only when every term is
+      for (Expression t : Scala.list(e.children())) {
+        if (valued(t)) return true;
+      }
+      return false;
+    }
+    if (e instanceof If) return valued(((If) e).trueValue()) && valued(((If) e).falseValue());
+    if (e instanceof CaseWhen) {
+      CaseWhen cw = (CaseWhen) e;
+      if (!cw.elseValue().isDefined() || !valued(cw.elseValue().get())) return false;
+      for (scala.Tuple2<Expression, Expression> b : Scala.list(cw.branches())) {
+        if (!valued(b._2())) return false;
+      }
+      return true;
+    }
+    return false;
+  }
+
   /** {@link #group} of a row group whose rows all have NULL bounds (they match nothing). */
   static final long[] EMPTY = {Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE};
 
@@ -134,6 +180,8 @@ final class Bounds {
       }
       if (e instanceof Cast) {
         Expression c = ((Cast) e).child();
+        // a test as a number (a zero-length interval's end moved up by one: end = start): 0 or 1
+        if (c.dataType() == BooleanType$.MODULE$) return new long[] {0, 1};
         long[] b = eval(c, g);
         if (b == null || b == NONE) return b;
         DataType t = e.dataType();

@@ -60,6 +60,8 @@ final class ParquetLayout implements Serializable {
     boolean[] colKnown;
     /** The bound column is NULL in every row of the group. */
     boolean[] colAllNull;
+    /** The bound column is NULL in no row of the group (the footer counts its NULLs). */
+    boolean[] colNoNull;
 
     RowGroup(long start, long length, long rows, Object[] keys, long nullKeys, boolean hasPos,
         long posMin, long posMax) {
@@ -200,9 +202,11 @@ final class ParquetLayout implements Serializable {
           g.colMax = new long[bound.length];
           g.colKnown = new boolean[bound.length];
           g.colAllNull = new boolean[bound.length];
+          g.colNoNull = new boolean[bound.length];
           for (int i = 0; i < bound.length; i++) {
             ColumnChunkMetaData c = bound[i] == null ? null : chunk(b, bound[i]);
             Statistics<?> st = c == null ? null : c.getStatistics();
+            g.colNoNull[i] = st != null && st.isNumNullsSet() && st.getNumNulls() == 0;
             if (st != null && st.hasNonNullValue() && st.genericGetMin() instanceof Number) {
               g.colKnown[i] = true;
               g.colMin[i] = ((Number) st.genericGetMin()).longValue();
