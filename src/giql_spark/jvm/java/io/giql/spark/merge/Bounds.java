@@ -37,10 +37,14 @@ final class Bounds {
   /** The columns lo and hi read, by name; {@link ParquetLayout} keeps their min/max. */
   final String[] columns;
 
+  /** lo and hi have a value wherever the columns they read have one ({@link #valued(Expression)}). */
+  private final boolean alwaysValued;
+
   private Bounds(Expression lo, Expression hi, String[] columns) {
     this.lo = lo;
     this.hi = hi;
     this.columns = columns;
+    this.alwaysValued = valued(lo) && valued(hi);
   }
 
   /**
@@ -103,11 +107,11 @@ final class Bounds {
    * columns they read, and nothing in them turns values into a NULL.
    */
   boolean neverNull(ParquetLayout.RowGroup g) {
-    if (g.colNoNull == null) return false;
+    if (!alwaysValued || g.colNoNull == null) return false;
     for (boolean b : g.colNoNull) {
       if (!b) return false;
     }
-    return valued(lo) && valued(hi);
+    return true;
   }
 
   /** Whether {@code e} has a value wherever the columns it reads have one. */
