@@ -510,7 +510,7 @@ public final class MergePlan implements Serializable {
     Object tail = items.get(items.size() - 1);
     Range first = head instanceof Unit ? ((Unit) head).range : null;
     Range last = tail instanceof Unit ? ((Unit) tail).range : null;
-    LeftFiles files = leftFiles(l, groups, owns(head, groups), owns(tail, groups));
+    ByteRanges files = byteRanges(l, groups, owns(head, groups), owns(tail, groups));
     Range range = new Range(first == null ? Long.MIN_VALUE : first.from,
         last == null ? Long.MAX_VALUE : last.to, keys.size() - 1, files.owns, files.ownsLast,
         weight);
@@ -540,27 +540,9 @@ public final class MergePlan implements Serializable {
 
   /** The byte ranges that select exactly these row groups (contiguous ones merged). */
   static PartitionedFile[] ranges(Side s, List<Integer> groups) {
-    int[] gs = groups.stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
-    List<PartitionedFile> out = new ArrayList<>();
-    int i = 0;
-    while (i < gs.length) {
-      int[] fg = s.groups.get(gs[i]);
-      ParquetLayout f = s.files.get(fg[0]);
-      long start = f.groups[fg[1]].start;
-      long end = start + f.groups[fg[1]].length;
-      int lastIdx = fg[1];
-      int j = i + 1;
-      while (j < gs.length) {
-        int[] nx = s.groups.get(gs[j]);
-        if (nx[0] != fg[0] || !follows(f, lastIdx, nx[1])) break;
-        end = f.groups[nx[1]].start + f.groups[nx[1]].length;
-        lastIdx = nx[1];
-        j++;
-      }
-      out.add(file(f, start, end - start));
-      i = j;
-    }
-    return out.toArray(new PartitionedFile[0]);
+    List<Integer> gs = new ArrayList<>(new java.util.TreeSet<>(groups));
+    boolean[] none = new boolean[gs.size()];
+    return byteRanges(s, gs, none, none).files;
   }
 
   /**
@@ -575,13 +557,13 @@ public final class MergePlan implements Serializable {
     return true;
   }
 
-  /** A cut unit's left files, and per file whether its first and last key's NULL-bound rows there are the unit's. */
-  static final class LeftFiles {
+  /** Byte ranges of files, and per range whether a cut unit's first and last key's NULL-bound rows there are its own. */
+  static final class ByteRanges {
     final PartitionedFile[] files;
     final boolean[] owns;
     final boolean[] ownsLast;
 
-    private LeftFiles(PartitionedFile[] files, boolean[] owns, boolean[] ownsLast) {
+    private ByteRanges(PartitionedFile[] files, boolean[] owns, boolean[] ownsLast) {
       this.files = files;
       this.owns = owns;
       this.ownsLast = ownsLast;
@@ -589,10 +571,11 @@ public final class MergePlan implements Serializable {
   }
 
   /**
-   * The left files of a unit that keeps part of a key: a byte range per run of contiguous row
-   * groups of one file that agree on {@code owns} and {@code ownsLast} (per group, in the
-   * order read). A group none of whose rows can have NULL bounds ({@link Side#neverNull})
-   * agrees with any: the flags are asked of NULL-bound rows alone.
+   * The files to read for row groups {@code groups} (in the order read): a byte range per run
+   * of contiguous groups of one file that agree on {@code owns} and {@code ownsLast}, per group
+   * whether a unit that keeps part of a key owns the key's NULL-bound rows there. A group none
+   * of whose rows can have NULL bounds ({@link Side#neverNull}) agrees with any: the flags are
+   * asked of NULL-bound rows alone.
    *
    * <p>Why not a file per row group: Spark's reader parses the whole footer for each file it
    * opens and sets up its column vectors anew, so a range over many small row groups paid that
@@ -601,7 +584,7 @@ public final class MergePlan implements Serializable {
    * shares with the range before), so a range reads a file in one or two byte ranges, and in
    * one where the footers count no NULL bound.
    */
-  static LeftFiles leftFiles(Side s, List<Integer> groups, boolean[] owns, boolean[] ownsLast) {
+  static ByteRanges byteRanges(Side s, List<Integer> groups, boolean[] owns, boolean[] ownsLast) {
     List<PartitionedFile> files = new ArrayList<>();
     List<Boolean> o = new ArrayList<>();
     List<Boolean> ol = new ArrayList<>();
@@ -640,7 +623,7 @@ public final class MergePlan implements Serializable {
       ob[k] = o.get(k);
       olb[k] = ol.get(k);
     }
-    return new LeftFiles(files.toArray(new PartitionedFile[0]), ob, olb);
+    return new ByteRanges(files.toArray(new PartitionedFile[0]), ob, olb);
   }
 
   private static boolean free(Side s, int g) {

@@ -107,7 +107,7 @@ final class Ranges {
       }
       boolean[] owns = new boolean[left.size()];
       for (int i = 0; i < owns.length; i++) owns[i] = ownsNull.get(i);
-      MergePlan.LeftFiles files = MergePlan.leftFiles(l, left, owns, owns);
+      MergePlan.ByteRanges files = MergePlan.byteRanges(l, left, owns, owns);
       // its weight in the task cut: the rows of both sides whose lo is in the range (with their
       // pairs when weighed), as the cuts counted them
       double work = c > 0 ? pts.sum(from, to) : leftRows + rightOwn;
