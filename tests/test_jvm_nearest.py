@@ -96,17 +96,20 @@ def test_k_nearest_join_refuses_what_it_cannot_run(jspark):
         assert words in str(err.value) and "\tat " not in str(err.value)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5, 6, 7])
 def test_k_nearest_join_on_the_merge_matches_the_oracle(jspark, tmp_path, seed):
     """The same join on sorted Parquet files with algo=merge: each key's right rows indexed in
     its task, the left rows probing them, nothing broadcast. Files of several row groups (and two
-    files on the left), NULL keys and bounds, zero-length, wide and reversed rows."""
+    files on the left), NULL keys and bounds, zero-length, wide and reversed rows; planned for 2
+    to 40 tasks, so that a key's left row groups are split between tasks (each with all of the
+    key's right rows) or not."""
     import random
 
     from test_jvm_merge import NATURAL, gen, register, sort_rows, write
 
     spark = jspark
     rnd = random.Random(seed)
+    spark.conf.set("spark.giql.merge.tasks", str(rnd.choice([2, 6, 40])))
     # reversed rows (odd seeds) put hulls out of order: the index does not mind
     rev = 0.1 if seed % 2 else 0.0
     left = gen(seed, rnd.randrange(20, 70), reversed_rate=rev)
@@ -124,17 +127,70 @@ def test_k_nearest_join_on_the_merge_matches_the_oracle(jspark, tmp_path, seed):
                    maxgap="none" if max_gap is None else max_gap)
     plan = df._jdf.queryExecution().executedPlan().toString()
     assert "MergeIntervalJoin" in plan and "nearest" in plan, plan
-    got = picks(df, "s", "e")
+    try:
+        got = picks(df, "s", "e")
+    finally:
+        spark.conf.unset("spark.giql.merge.tasks")
     want = oracle([(r["chrom"], r["s"], r["e"]) for r in left], [(r["chrom"], r["s"], r["e"]) for r in right],
                   k, max_gap, how)
     ids = [r["id"] for r in left]
     assert got == {ids[i]: p for i, p in want.items()}
 
 
+@pytest.mark.parametrize("tasks,split", [(1, True), (2, True), (3, True), (8, True), (8, False)])
+def test_k_nearest_merge_splits_a_busy_chromosome_between_tasks(jspark, tmp_path, tasks, split):
+    """A chromosome holding most rows is not one task's: its left row groups are split into
+    runs, one per task, each probing all of the chromosome's right rows (a left row's nearest
+    may be at the far end of it); ``spark.giql.merge.splitKeys=false`` keeps it whole. The
+    answers are the oracle's whatever the split; EXPLAIN shows the units."""
+    import random
+
+    from test_jvm_merge import register, write
+
+    rnd = random.Random(tasks)
+
+    def rows(n, seed):
+        r = random.Random(seed)
+        out = [{"id": i, "chrom": "c1" if i < n * 0.8 else "c2", "s": r.randrange(10_000)} for i in range(n)]
+        for x in out:
+            x["e"] = x["s"] + r.randrange(0, 40)
+        return sorted(out, key=lambda x: (x["chrom"], x["s"]))
+
+    left, right = rows(200, 1), rows(120, 2)
+    # right rows only at the far ends of c1: the nearest of a middle left row lies in another piece's positions
+    right = [x for x in right if x["chrom"] != "c1" or x["s"] < 500 or x["s"] > 9_500]
+    write(tmp_path / "l", left, row_group=10)
+    write(tmp_path / "r", right, row_group=7)
+    register(jspark, "pl", str(tmp_path / "l"))
+    register(jspark, "pr", str(tmp_path / "r"))
+    k = rnd.randint(1, 3)
+    jspark.conf.set("spark.giql.merge.tasks", str(tasks))
+    jspark.conf.set("spark.giql.merge.splitKeys", str(split).lower())
+    try:
+        a, b = jspark.table("pl").alias("a"), jspark.table("pr").alias("b")
+        df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.s", left_hi="a.e", right_keys=["b.chrom"],
+                       right_lo="b.s", right_hi="b.e", how="left", algo="merge", build="right", nearest=k,
+                       maxgap="none")
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        got = picks(df, "s", "e")
+    finally:
+        jspark.conf.unset("spark.giql.merge.tasks")
+        jspark.conf.unset("spark.giql.merge.splitKeys")
+    import re
+
+    units = int(re.search(r"(\d+) units", plan).group(1))
+    # c1 (about 170 of the 232 rows; 160 left rows in 16 groups) outweighs two tasks' shares
+    # with 3 tasks or more: then it is cut into pieces, c2 stays whole
+    assert units == 2 if tasks <= 2 or not split else 3 <= units <= tasks + 1, plan
+    want = oracle([(r["chrom"], r["s"], r["e"]) for r in left], [(r["chrom"], r["s"], r["e"]) for r in right],
+                  k, None, "left")
+    assert got == {left[i]["id"]: p for i, p in want.items()}
+
+
 def test_the_dataframe_nearest_prices_its_sides_from_their_files(jspark, tmp_path, monkeypatch):
     """``gs.nearest`` renames both sides' columns before the join. The cost model must still
     read each side's files (rows per chromosome: a k-nearest merge's tasks are whole
-    chromosomes); a renamed side once had only Spark's size estimate, and the merge was priced
+    chromosomes, or pieces of the busiest); a renamed side once had only Spark's size estimate, and the merge was priced
     as one task."""
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -342,6 +342,40 @@ def test_the_merge_tasks_are_cut_by_work_pairs_included():
     assert longest8 == pytest.approx(1 / tasks8, rel=0.2) and tasks8 >= 7
 
 
+def test_a_k_nearest_merge_is_priced_with_its_busy_chromosomes_in_pieces():
+    """A k-nearest merge cuts a chromosome heavier than two cores' shares into runs of its left
+    row groups, each reading all of its right rows (``MergePlan.leftPieces``): more cores shorten the
+    longest task, at the price of the right rows read again, and no more pieces than leave a
+    piece's left rows a quarter of its right rows."""
+    from giql_spark.planner.cost import Cluster, Shape, nearest_pieces
+
+    def shape(left, right, group=100_000.0):
+        widths = np.full(100, 1000.0)
+        return Shape(n_left=left.sum(), n_right=right.sum(), chrom_left=left, chrom_right=right,
+                     chrom_extent=np.full(len(left), 1e8), left_widths=widths, right_widths=widths,
+                     left_bytes_per_row=20.0, right_bytes_per_row=20.0, left_group_rows=group,
+                     right_group_rows=group)
+
+    busy = shape(np.array([3e6, 5e5, 5e5]), np.array([1e6, 5e5, 5e5]))
+    # one core, or as few as leave every chromosome lighter than a share: whole chromosomes
+    assert nearest_pieces(busy, Cluster(1)) == (1, 1.0, 0.0)
+    # two cores: chr1 (4e6 of the 6e6 rows) is not two shares: whole; four: in 3 pieces, each
+    # reading its 1e6 right rows (2e6 of 8e6 rows a piece)
+    assert nearest_pieces(busy, Cluster(2)) == (2, pytest.approx(4e6 / 6e6), 0.0)
+    assert nearest_pieces(busy, Cluster(4)) == (4, pytest.approx(0.25), 2e6)
+    # many cores: chr1 in 12 pieces (its left rows are 3 times its right: a quarter of them
+    # each), the others in 4 (their left rows equal their right)
+    tasks, longest, reread = nearest_pieces(busy, Cluster(64))
+    assert reread == 11 * 1e6 + 2 * 3 * 5e5
+    assert tasks == 12 + 4 + 4
+    assert longest == pytest.approx((3e6 / 12 + 1e6) / (6e6 + reread))
+    # turned off (spark.giql.merge.splitKeys=false): whole chromosomes
+    assert nearest_pieces(busy, Cluster(64, split_keys=False)) == (3, pytest.approx(4e6 / 6e6), 0.0)
+    # a chromosome in one row group stays whole
+    whole = nearest_pieces(shape(np.array([3e6, 5e5]), np.array([1e6, 5e5]), group=4e6), Cluster(64))
+    assert whole == (2, pytest.approx(4e6 / 5e6), 0.0)
+
+
 def test_the_cores_come_from_the_session_or_its_option(spark):
     from giql_spark.planner.stats.spark import cluster_cores
 

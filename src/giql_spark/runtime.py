@@ -198,8 +198,8 @@ def nearest_choice(left: DataFrame, right: DataFrame, left_keys, left_hull, righ
 
     ``stats_sides``: the two sides as ``(DataFrame, Interval)`` to read statistics from, where
     ``left`` and ``right`` rename their files' columns (the footers know only the files' names).
-    Rows per chromosome are read (a sample, tier 2): a merge's tasks are whole chromosomes, and
-    without their count the model can only assume one task."""
+    Rows per chromosome are read (a sample, tier 2): a merge's tasks are whole chromosomes, or
+    pieces of the busiest, and without their count the model can only assume one task."""
     from .joins import jvm
     from .joins.spec import Interval
 

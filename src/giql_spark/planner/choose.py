@@ -88,7 +88,13 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
 def session_cluster(spark) -> Cluster | None:
     """The cluster ``spark``'s queries run on (:func:`.stats.spark.cluster_cores`), or None."""
     cores, partitions = cluster_cores(spark)
-    return Cluster(cores, partitions) if cores else None
+    if not cores:
+        return None
+    try:
+        split = str(spark.conf.get("spark.giql.merge.splitKeys", "true")).strip().lower() != "false"
+    except Exception:  # a Connect server that refuses the key
+        split = True
+    return Cluster(cores, partitions, split)
 
 
 def _cluster(options: dict, consts: dict) -> Cluster:

@@ -106,6 +106,8 @@ class Cluster:
 
     cores: int
     shuffle_partitions: int = 200
+    #: Whether a k-nearest merge splits a busy chromosome between tasks (``spark.giql.merge.splitKeys``).
+    split_keys: bool = True
 
 
 @dataclass(frozen=True)
@@ -210,10 +212,8 @@ def layout(est: Estimate, sh: Shape, cl: Cluster, c: dict) -> tuple[int, float, 
     both = sh.n_left + sh.n_right
     bpr = (sh.left_bytes_per_row + sh.right_bytes_per_row) / 2
     if name == "jvm_merge" and "k" in p:
-        # a k-nearest merge indexes a key's right rows in one task: whole chromosomes
-        chrom_rows = sh.chrom_left + sh.chrom_right
-        tasks = int(max(1, min(cl.cores, len(chrom_rows))))
-        return tasks, max(1.0 / tasks, float(chrom_rows.max() / max(chrom_rows.sum(), 1.0))), 0.0
+        tasks, longest, reread = nearest_pieces(sh, cl)
+        return tasks, longest, c["jvm_merge_row"] * reread
     if name == "jvm_merge":
         # the rows its ranges read again are work of their own
         tasks, longest, reread = merge_ranges(sh, cl, c)
@@ -274,6 +274,36 @@ def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, fl
     longest = max(1.0 / tasks, float((work / cap).max() / total))
     groups_rows = (sh.left_group_rows or group) + (sh.right_group_rows or group)
     reread = float(pieces[pieces > 1].sum()) * groups_rows / 2
+    return tasks, longest, reread
+
+
+#: As ``MergePlan.PIECE_LEFT_PER_RIGHT``: the fewest left rows a k-nearest piece keeps, as a share of its right rows.
+PIECE_LEFT_PER_RIGHT = 0.25
+
+
+def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
+    """A k-nearest merge's tasks on ``cl``, the longest one's share of the work and the rows its
+    pieces read again, as its planner cuts them (``MergePlan.leftPieces``): a chromosome heavier
+    than two cores' shares becomes up to as many pieces as it holds shares (at most one per left row group), each
+    with a run of its left rows and all of its right rows, since a left row's nearest may be
+    anywhere on its chromosome; and no more pieces than leave a piece's left rows a quarter of
+    its right rows (:data:`PIECE_LEFT_PER_RIGHT`). Whole chromosomes where ``cl.split_keys`` is
+    off."""
+    left, right = sh.chrom_left, sh.chrom_right
+    work = left + right
+    if not len(work):
+        return 1, 1.0, 0.0
+    cores = max(1, cl.cores)
+    share = max(float(work.sum()), 1.0) / cores
+    group = sh.left_group_rows or DEFAULT_GROUP_ROWS
+    cap = np.maximum(1.0, np.ceil(left / group))
+    cap = np.minimum(cap, np.where(right > 0, np.maximum(2.0, np.ceil(left / (PIECE_LEFT_PER_RIGHT * np.maximum(right, 1)))), cap))
+    split = cores > 1 and cl.split_keys
+    pieces = np.where(work > 2 * share, np.minimum(np.ceil(work / share), cap), 1.0) if split else np.ones(len(work))
+    reread = float(((pieces - 1) * right).sum())
+    total = float(work.sum()) + reread
+    tasks = int(max(1, min(cores, pieces.sum())))
+    longest = max(1.0 / tasks, float((left / pieces + right).max() / max(total, 1.0)))
     return tasks, longest, reread
 
 

@@ -333,11 +333,12 @@ public final class MergePlan implements Serializable {
    * The tasks. {@code leftKeysOnly}: keys the right side lacks still produce output (left outer
    * and anti joins), as do the left side's NULL keys. {@code keyUnits}: each key is a unit of its
    * own (a k-nearest join indexes one unit of the right side at a time, so a unit must not hold
-   * more than a key's rows). {@code pairWeight}: the tasks carry about equal work, a pair weighing
-   * this much of a row ({@link Work}); 0 cuts them by rows alone.
+   * more than a key's rows), or with {@code splitKeys} a piece of one that outweighs two tasks'
+   * shares ({@link #leftPieces}). {@code pairWeight}: the tasks carry about equal work, a pair
+   * weighing this much of a row ({@link Work}); 0 cuts them by rows alone.
    */
   static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks, boolean keyUnits,
-      double pairWeight) {
+      boolean splitKeys, double pairWeight) {
     double c = keyUnits ? 0 : Work.perDensity(l, r, pairWeight);
     List<Object> keys = new ArrayList<>();
     List<Double> weight = new ArrayList<>();
@@ -370,6 +371,10 @@ public final class MergePlan implements Serializable {
         double first = (Math.floor(acc / share) + 1) * share - acc;
         if (first < Ranges.EDGE * share) first += share;
         if (first < w - Ranges.EDGE * share) pieces = Ranges.cut(l, r, k, first, share, c, w);
+      } else if (keyUnits && splitKeys && tasksWanted > 1 && share > 0 && w > 2 * share) {
+        // only a key heavier than two shares: pieces add work (the right rows read again), and
+        // a lighter key is no heavier than a task of runs of whole keys may be anyway
+        pieces = leftPieces(l, r, k, (int) Math.ceil(w / share));
       }
       if (pieces == null) {
         items.add(k);
@@ -377,7 +382,7 @@ public final class MergePlan implements Serializable {
       } else {
         for (Unit u : pieces) {
           items.add(u);
-          itemWeight.add(u.range.weight);
+          itemWeight.add(weight(u));
         }
       }
       acc += w;
@@ -403,7 +408,8 @@ public final class MergePlan implements Serializable {
         int rp = rk == null ? -1 : rk.position;
         if (!unit.isEmpty()) {
           Object prev = unit.get(unit.size() - 1);
-          boolean prevEnds = !(prev instanceof Unit) || ((Unit) prev).range.endsKey();
+          boolean prevEnds = !(prev instanceof Unit) || ((Unit) prev).range == null
+              || ((Unit) prev).range.endsKey();
           if (keyUnits || rp >= 0 && rp < lastR || !prevEnds || cut != null && !cut.startsKey()) {
             units.add(unit(l, r, unit, keyWork));
             unit = new ArrayList<>();
@@ -437,6 +443,66 @@ public final class MergePlan implements Serializable {
     for (int t = 0; t < out.length; t++) out[t] = tasks.get(t).toArray(new Unit[0]);
     return new MergePlan(out, l.rows, r.rows, l.groups.size(), r.groups.size(),
         c > 0 ? pairWeight : 0);
+  }
+
+  /**
+   * The fewest left rows a k-nearest piece keeps, as a share of its right rows
+   * ({@link #leftPieces}).
+   */
+  static final double PIECE_LEFT_PER_RIGHT = 0.25;
+
+  /**
+   * Key {@code k} of a k-nearest join as up to {@code wanted} units, each with a run of the key's
+   * left row groups of about equal rows and all of its right rows; null when its left rows are
+   * in one row group. A left row's nearest right rows may be anywhere in its key, so each piece
+   * indexes the key's whole right side: the right rows are read once per piece, and in return no
+   * task probes a whole busy chromosome. So a key is cut into no more pieces than make a piece's
+   * left rows a quarter of its right rows ({@link #PIECE_LEFT_PER_RIGHT}): past that a piece is
+   * mostly the right side read again, and more pieces add work without making the longest task
+   * much shorter. Row groups are split whole, so each left row is read by one piece (a group
+   * shared with other keys keeps only this key's rows there, as before).
+   */
+  static List<Unit> leftPieces(Side l, Side r, Object k, int wanted) {
+    KeyRuns lk = l.keys.get(k);
+    KeyRuns rk = r.keys.get(k);
+    int n = Math.min(wanted, lk.groups.size());
+    if (rk != null && rk.rows > 0) {
+      n = Math.min(n, (int) Math.max(2, Math.ceil(lk.rows / (PIECE_LEFT_PER_RIGHT * rk.rows))));
+    }
+    if (n < 2) return null;
+    double[] rows = new double[lk.groups.size()];
+    double total = 0;
+    for (int i = 0; i < rows.length; i++) {
+      ParquetLayout.RowGroup rg = l.group(lk.groups.get(i));
+      rows[i] = (double) rg.nonNullRows() / Math.max(1, rg.keys.length);
+      total += rows[i];
+    }
+    List<Integer> rightGroups = rk == null ? new ArrayList<>() : rk.groups;
+    PartitionedFile[] right = ranges(r, rightGroups);
+    double rightRows = rk == null ? 0 : rk.rows;
+    List<Unit> out = new ArrayList<>();
+    int from = 0;
+    double acc = 0;
+    for (int p = 0; p < n; p++) {
+      // at least a group, and one left for each piece after; the last takes the rest
+      int after = n - p - 1;
+      int to = from + 1;
+      double got = rows[from];
+      double target = total * (p + 1) / n;
+      while (to < rows.length && (after == 0
+          || to < rows.length - after && acc + got + rows[to] / 2 <= target)) {
+        got += rows[to++];
+      }
+      List<Integer> mine = new ArrayList<>(lk.groups.subList(from, to));
+      Unit u = new Unit(new Object[] {k}, ranges(l, mine), right, false, (long) got,
+          (long) rightRows);
+      u.work = got + rightRows;
+      u.kept = got + rightRows / n;
+      out.add(u);
+      acc += got;
+      from = to;
+    }
+    return out.size() < 2 ? null : out;
   }
 
   /** The items cut into n runs of about equal weight, at the boundary nearest each quantile. */

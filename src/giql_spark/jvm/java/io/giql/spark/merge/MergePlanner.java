@@ -215,8 +215,12 @@ public final class MergePlanner {
     // jvm_merge_row); PROJECTED-100M's tasks put a counted pair at 1.6e-8 s and a row at 3.9e-7
     double pairWeight = Double.parseDouble(conf.getConfString("spark.giql.merge.pairWeight",
         String.valueOf(counted ? COUNTED_PAIR : RETURNED_PAIR)));
+    // a k-nearest join's busy chromosomes split between tasks (MergePlan.leftPieces), unless
+    // turned off: each piece reads its chromosome's right rows again
+    boolean splitKeys = Boolean.parseBoolean(conf.getConfString("spark.giql.merge.splitKeys",
+        "true"));
     MergePlan plan = MergePlan.build(lside, rside, leftKeysOnly, Math.max(1, tasks), keyUnits,
-        pairWeight);
+        splitKeys, pairWeight);
     why[0] = null;
     return new MergeIntervalJoinExec(ls, rs, j.joinType(), hl.get(k), hr.get(k), llo, lhi, rlo,
         rhi, Option.apply(res), projection, countOutput, plan);
