@@ -77,17 +77,25 @@ def project(stages, wall: float, cores: int) -> float:
     return serial + sum(max(max(t), sum(t) / cores) for _, t, _, _ in stages)
 
 
-def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path,
-                conf: dict | None = None) -> dict:
+def logged_spark(log_dir: Path, conf: dict | None = None):
+    """A local[2] Spark writing its event log to ``log_dir``, with a cluster's task layout: 4 MB
+    scan splits, 128 shuffle partitions not coalesced."""
     import giql_spark as gs
 
-    left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
-    spark = gs.local_spark("local[2]", config={
+    return gs.local_spark("local[2]", config={
         "spark.driver.memory": "12g", "spark.ui.enabled": "false",
         "spark.sql.shuffle.partitions": "128", "spark.sql.files.maxPartitionBytes": str(4 * 2**20),
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.eventLog.enabled": "true",
         "spark.eventLog.dir": str(log_dir), "spark.eventLog.compress": "false", **(conf or {})})
+
+
+def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path,
+                conf: dict | None = None) -> dict:
+    import giql_spark as gs
+
+    left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
+    spark = logged_spark(log_dir, conf)
     sc = spark.sparkContext
     runs = {}
     for strategy in strategies:
