@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -121,6 +122,18 @@ def main() -> None:
         per_row = gs.count_overlaps(s.spark.read.parquet(ls), s.spark.read.parquet(rs))
         runs[f"count_overlaps_{tasks}"] = [per_row.count()] + list(
             per_row.agg({"count": "sum"}).collect()[0])
+    # gs.nearest on the merge: both chromosomes split between the eight tasks by runs of their
+    # left row groups (each piece indexing all of its chromosome's right rows), against whole;
+    # the broadcast, which the cost model prefers at this size, ruled out
+    s.spark.conf.set("spark.giql.broadcastMaxBytes", "1")
+    for tasks in ("8", "1"):
+        s.spark.conf.set("spark.giql.merge.tasks", tasks)
+        near = gs.nearest(s.spark.read.parquet(ls), s.spark.read.parquet(rs))
+        plan = near._jdf.queryExecution().executedPlan().toString()
+        units = re.search(r"MergeIntervalJoin .* (\d+) tasks, (\d+) units", plan)
+        runs[f"nearest_units_{tasks}"] = int(units.group(2)) if units else None
+        runs[f"nearest_{tasks}"] = [near.count()] + list(near.agg({"distance": "sum"}).collect()[0])
+    s.spark.conf.unset("spark.giql.broadcastMaxBytes")
     s.spark.conf.set("spark.giql.merge.tasks", "8")
     killer = threading.Thread(target=kill_one_when_running)
     killer.start()

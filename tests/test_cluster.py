@@ -90,5 +90,8 @@ def test_every_strategy_survives_a_killed_executor(tmp_path):
     assert runs["merge"] == runs["merge_killed"] == expected, runs
     assert runs["count_overlaps_8"] == runs["count_overlaps_1"], runs
     assert runs["count_overlaps_8"][0] == 400_000 and runs["count_overlaps_8"][1] >= expected, runs
+    # both chromosomes in pieces on eight tasks, whole on one; the same nearest rows
+    assert runs["nearest_units_8"] > 2 and runs["nearest_units_1"] == 2, runs
+    assert runs["nearest_8"] == runs["nearest_1"] and runs["nearest_8"][0] == 400_000, runs
     assert len(result["killed"]) == 4, result["killed"]
     assert all(p.poll() is not None for p in procs)
