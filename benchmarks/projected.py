@@ -58,22 +58,8 @@ def skewed_paths(size: int) -> tuple[Path, Path]:
     return out[0], out[1]
 
 
-def busy_seconds(stages) -> float:
-    """Seconds some stage was running (the union of the stages' spans)."""
-    spans = sorted((s, c) for _, _, s, c in stages if c > s)
-    total, end = 0.0, None
-    for s, c in spans:
-        if end is None or s > end:
-            total += c - s
-            end = c
-        elif c > end:
-            total += c - end
-            end = c
-    return total / 1000
-
-
 def project(stages, wall: float, cores: int) -> float:
-    serial = max(0.0, wall - busy_seconds(stages))
+    serial = max(0.0, wall - eventlog.busy_seconds(stages))
     return serial + sum(max(max(t), sum(t) / cores) for _, t, _, _ in stages)
 
 
@@ -141,7 +127,7 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
             r["wall"], r["work"] = wall, work
             r["stages"] = [{"stage": sid, "tasks": len(t), "longest": round(max(t), 3), "total": round(sum(t), 3)}
                            for sid, t, _, _ in stages]
-            r["serial"] = max(0.0, wall - busy_seconds(stages))
+            r["serial"] = max(0.0, wall - eventlog.busy_seconds(stages))
     return {"profile": profile, "left": str(left), "right": str(right), "runs": runs, "auto": auto}
 
 

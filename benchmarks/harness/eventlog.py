@@ -75,3 +75,18 @@ def read(log_dir: Path) -> Log:
     tasks = [Task(group_of_stage[key], key[0], key[1], seconds, cpu)
              for key, seconds, cpu in ended if key in group_of_stage]
     return Log(tasks, spans)
+
+
+def busy_seconds(stages) -> float:
+    """Seconds some stage was running: the union of the spans of ``stages`` (as :meth:`Log.stages`
+    gives them), what the driver did outside them being the rest of a run's wall time."""
+    spans = sorted((s, c) for _, _, s, c in stages if c > s)
+    total, end = 0.0, None
+    for s, c in spans:
+        if end is None or s > end:
+            total += c - s
+            end = c
+        elif c > end:
+            total += c - end
+            end = c
+    return total / 1000
