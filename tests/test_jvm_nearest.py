@@ -109,7 +109,7 @@ def test_k_nearest_join_on_the_merge_matches_the_oracle(jspark, tmp_path, seed):
 
     spark = jspark
     rnd = random.Random(seed)
-    spark.conf.set("spark.giql.merge.tasks", str(rnd.choice([2, 6, 40])))
+    tasks = rnd.choice([2, 6, 40])
     # reversed rows (odd seeds) put hulls out of order: the index does not mind
     rev = 0.1 if seed % 2 else 0.0
     left = gen(seed, rnd.randrange(20, 70), reversed_rate=rev)
@@ -122,15 +122,16 @@ def test_k_nearest_join_on_the_merge_matches_the_oracle(jspark, tmp_path, seed):
     k, max_gap = rnd.randint(1, 4), rnd.choice([None, 0, 7])
     how = rnd.choice(["left", "inner"])
     a, b = spark.table("nl").alias("a"), spark.table("nr").alias("b")
-    df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.s", left_hi="a.e", right_keys=["b.chrom"],
-                   right_lo="b.s", right_hi="b.e", how=how, algo="merge", build="right", nearest=k,
-                   maxgap="none" if max_gap is None else max_gap)
-    plan = df._jdf.queryExecution().executedPlan().toString()
-    assert "MergeIntervalJoin" in plan and "nearest" in plan, plan
+    spark.conf.set("spark.giql.merge.tasks", str(tasks))
     try:
+        df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.s", left_hi="a.e", right_keys=["b.chrom"],
+                       right_lo="b.s", right_hi="b.e", how=how, algo="merge", build="right", nearest=k,
+                       maxgap="none" if max_gap is None else max_gap)
+        plan = df._jdf.queryExecution().executedPlan().toString()
         got = picks(df, "s", "e")
     finally:
         spark.conf.unset("spark.giql.merge.tasks")
+    assert "MergeIntervalJoin" in plan and "nearest" in plan, plan
     want = oracle([(r["chrom"], r["s"], r["e"]) for r in left], [(r["chrom"], r["s"], r["e"]) for r in right],
                   k, max_gap, how)
     ids = [r["id"] for r in left]

@@ -277,18 +277,19 @@ def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, fl
     return tasks, longest, reread
 
 
-#: As ``MergePlan.PIECE_LEFT_PER_RIGHT``: the fewest left rows a k-nearest piece keeps, as a share of its right rows.
+#: As ``MergePlan.PIECE_LEFT_PER_RIGHT``: the fewest left rows a k-nearest piece keeps, as a
+#: share of its right rows.
 PIECE_LEFT_PER_RIGHT = 0.25
 
 
 def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     """A k-nearest merge's tasks on ``cl``, the longest one's share of the work and the rows its
     pieces read again, as its planner cuts them (``MergePlan.leftPieces``): a chromosome heavier
-    than two cores' shares becomes up to as many pieces as it holds shares (at most one per left row group), each
-    with a run of its left rows and all of its right rows, since a left row's nearest may be
-    anywhere on its chromosome; and no more pieces than leave a piece's left rows a quarter of
-    its right rows (:data:`PIECE_LEFT_PER_RIGHT`). Whole chromosomes where ``cl.split_keys`` is
-    off."""
+    than two cores' shares becomes up to as many pieces as it holds shares (at most one per left
+    row group), each with a run of its left rows and all of its right rows, since a left row's
+    nearest may be anywhere on its chromosome; and no more pieces than leave a piece's left rows
+    a quarter of its right rows (:data:`PIECE_LEFT_PER_RIGHT`). Whole chromosomes where
+    ``cl.split_keys`` is off."""
     left, right = sh.chrom_left, sh.chrom_right
     work = left + right
     if not len(work):
@@ -297,9 +298,10 @@ def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     share = max(float(work.sum()), 1.0) / cores
     group = sh.left_group_rows or DEFAULT_GROUP_ROWS
     cap = np.maximum(1.0, np.ceil(left / group))
-    cap = np.minimum(cap, np.where(right > 0, np.maximum(2.0, np.ceil(left / (PIECE_LEFT_PER_RIGHT * np.maximum(right, 1)))), cap))
-    split = cores > 1 and cl.split_keys
-    pieces = np.where(work > 2 * share, np.minimum(np.ceil(work / share), cap), 1.0) if split else np.ones(len(work))
+    quarter = np.maximum(2.0, np.ceil(left / (PIECE_LEFT_PER_RIGHT * np.maximum(right, 1))))
+    cap = np.minimum(cap, np.where(right > 0, quarter, cap))
+    # one core: no chromosome outweighs two shares
+    pieces = np.where(cl.split_keys & (work > 2 * share), np.minimum(np.ceil(work / share), cap), 1.0)
     reread = float(((pieces - 1) * right).sum())
     total = float(work.sum()) + reread
     tasks = int(max(1, min(cores, pieces.sum())))
