@@ -9,6 +9,8 @@ rows once with NULLs, an inner join drops them.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -186,6 +188,84 @@ def test_k_nearest_merge_splits_a_busy_chromosome_between_tasks(jspark, tmp_path
     want = oracle([(r["chrom"], r["s"], r["e"]) for r in left], [(r["chrom"], r["s"], r["e"]) for r in right],
                   k, None, "left")
     assert got == {left[i]["id"]: p for i, p in want.items()}
+
+
+def _metrics(spark, df) -> dict:
+    """The merge's metrics after ``df`` ran, by name (one not shown is 0)."""
+    text = str(spark.sparkContext._jvm.io.giql.spark.PlanMetrics.describe(
+        df._jdf.queryExecution().executedPlan()))
+    out = {"numFailovers": 0, "rowsRead": 0}
+    for part in text.split("|"):
+        name, _, value = part.strip().partition("=")
+        if name in ("numFailovers", "rowsRead"):
+            out[name] = int(value.split()[0].replace(",", ""))
+    return out
+
+
+@pytest.mark.parametrize("case", ["dense", "gap", "k beyond two groups", "gap within maxgap", "long right row"])
+def test_k_nearest_merge_pieces_read_the_right_rows_within_reach(jspark, tmp_path, case):
+    """A piece of a busy chromosome reads the right row groups that reach its left rows' span and
+    one more group beyond each end, not all of the chromosome's right rows. A left row whose k
+    nearest may lie beyond those (here: k more than two groups hold) makes its piece read them
+    all, once: the answers are the oracle's either way. The rows read and the pieces read again
+    (``numFailovers``) show which happened."""
+    import random
+
+    from pyspark.sql import functions as F
+
+    from test_jvm_merge import register, write
+
+    r = random.Random(7)
+    left = sorted(({"id": i, "chrom": "c1" if i < 560 else "c2", "s": r.randrange(60_000)} for i in range(600)),
+                  key=lambda x: (x["chrom"], x["s"]))
+    right = [{"id": 1000 + i, "chrom": "c1" if i < 560 else "c2", "s": r.randrange(60_000)} for i in range(600)]
+    if case.startswith("gap"):
+        right = [x for x in right if not 20_000 <= x["s"] < 40_000]
+    for x in left + right:
+        x["e"] = x["s"] + r.randrange(0, 50)
+    if case == "long right row":
+        right.append({"id": 5000, "chrom": "c1", "s": 100, "e": 59_000})
+    right.sort(key=lambda x: (x["chrom"], x["s"]))
+    write(tmp_path / "l", left, row_group=20)
+    write(tmp_path / "r", right, row_group=10)
+    register(jspark, "wl", str(tmp_path / "l"))
+    register(jspark, "wr", str(tmp_path / "r"))
+    k = 40 if case == "k beyond two groups" else 2
+    max_gap = 30 if case == "gap within maxgap" else None
+    jspark.conf.set("spark.giql.merge.tasks", "8")
+    try:
+        a, b = jspark.table("wl").alias("a"), jspark.table("wr").alias("b")
+        df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.s", left_hi="a.e", right_keys=["b.chrom"],
+                       right_lo="b.s", right_hi="b.e", how="left", algo="merge", build="right", nearest=k,
+                       maxgap="none" if max_gap is None else max_gap)
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        ran = df.select("a.id", "a.s", "a.e", F_b("id"), F_b("s"), F_b("e"))
+        rows = ran.collect()
+        metrics = _metrics(jspark, ran)
+    finally:
+        jspark.conf.unset("spark.giql.merge.tasks")
+    got = {}
+    for x in rows:
+        mine = got.setdefault(x[0], [])
+        if x[3] is not None:
+            mine.append((gap((x[1], x[2]), (x[4], x[5])), min(x[4], x[5]), max(x[4], x[5])))
+    want = oracle([(x["chrom"], x["s"], x["e"]) for x in left], [(x["chrom"], x["s"], x["e"]) for x in right],
+                  k, max_gap, "left")
+    assert {i: sorted(p) for i, p in got.items()} == {left[i]["id"]: p for i, p in want.items()}
+    near = re.search(r"(\d+) of them reading the right rows within reach", plan)
+    assert near and int(near.group(1)) >= 3, plan
+    c1_right = sum(x["chrom"] == "c1" for x in right)
+    whole = len(left) + len(right)
+    if case != "k beyond two groups":
+        # every piece's answers were certain from its own right rows (the gap's nearest lie in
+        # the group beyond each end; the long row's group reaches every piece): nothing read
+        # again, and fewer rows read than pieces that each read all of c1's right rows
+        assert metrics["numFailovers"] == 0, (metrics, plan)
+        assert metrics["rowsRead"] < whole + c1_right, (metrics, plan)
+    else:
+        # a left row's 40 nearest reach past the group beyond its piece's end
+        assert metrics["numFailovers"] >= 1, (metrics, plan)
+        assert metrics["rowsRead"] > whole, (metrics, plan)
 
 
 def test_the_dataframe_nearest_prices_its_sides_from_their_files(jspark, tmp_path, monkeypatch):

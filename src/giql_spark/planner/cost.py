@@ -131,6 +131,9 @@ class Shape:
     #: Rows per Parquet row group of each side, where the footers say.
     left_group_rows: float | None = None
     right_group_rows: float | None = None
+    #: The right side's rows are known to be in (chrom, start) order: a k-nearest merge's pieces
+    #: read only the right rows within reach of their left rows (see :func:`nearest_pieces`).
+    right_sorted: bool = False
 
     @cached_property
     def _means(self) -> dict:
@@ -286,10 +289,12 @@ def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     """A k-nearest merge's tasks on ``cl``, the longest one's share of the work and the rows its
     pieces read again, as its planner cuts them (``MergePlan.leftPieces``): a chromosome heavier
     than two cores' shares becomes up to as many pieces as it holds shares (at most one per left
-    row group), each with a run of its left rows and all of its right rows, since a left row's
-    nearest may be anywhere on its chromosome; and no more pieces than leave a piece's left rows
-    a quarter of its right rows (:data:`PIECE_LEFT_PER_RIGHT`). Whole chromosomes where
-    ``cl.split_keys`` is off."""
+    row group), each with a run of its left rows. A piece reads the chromosome's right rows
+    within reach of its left rows where the right side is in position order
+    (``sh.right_sorted``: its share of them and :data:`REACH_GROUPS` row groups beyond each end),
+    else all of them, since a left row's nearest may be anywhere on its chromosome; and no more
+    pieces than leave a piece's left rows a quarter of the right rows it reads
+    (:data:`PIECE_LEFT_PER_RIGHT`). Whole chromosomes where ``cl.split_keys`` is off."""
     left, right = sh.chrom_left, sh.chrom_right
     work = left + right
     if not len(work):
@@ -298,15 +303,31 @@ def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     share = max(float(work.sum()), 1.0) / cores
     group = sh.left_group_rows or DEFAULT_GROUP_ROWS
     cap = np.maximum(1.0, np.ceil(left / group))
-    quarter = np.maximum(2.0, np.ceil(left / (PIECE_LEFT_PER_RIGHT * np.maximum(right, 1))))
+    if sh.right_sorted:
+        # n pieces each read right / n + 2 groups: a quarter of that is at most left / n while
+        # n <= (left - right / 4) / (group / 2)
+        beyond = 2 * REACH_GROUPS * (sh.right_group_rows or DEFAULT_GROUP_ROWS)
+        quarter = np.maximum(2.0, np.ceil((left - PIECE_LEFT_PER_RIGHT * right)
+                                          / (PIECE_LEFT_PER_RIGHT * beyond)))
+    else:
+        quarter = np.maximum(2.0, np.ceil(left / (PIECE_LEFT_PER_RIGHT * np.maximum(right, 1))))
     cap = np.minimum(cap, np.where(right > 0, quarter, cap))
     # one core: no chromosome outweighs two shares
     pieces = np.where(cl.split_keys & (work > 2 * share), np.minimum(np.ceil(work / share), cap), 1.0)
-    reread = float(((pieces - 1) * right).sum())
+    if sh.right_sorted:
+        reads = np.where(pieces > 1, np.minimum(right, right / pieces + beyond), right)
+    else:
+        reads = right
+    reread = float((pieces * reads - right).sum())
     total = float(work.sum()) + reread
     tasks = int(max(1, min(cores, pieces.sum())))
-    longest = max(1.0 / tasks, float((left / pieces + right).max() / max(total, 1.0)))
+    longest = max(1.0 / tasks, float((left / pieces + reads).max() / max(total, 1.0)))
     return tasks, longest, reread
+
+
+#: As ``MergePlan.REACH_GROUPS``: right row groups a k-nearest piece reads beyond each end of its
+#: left rows' span, where the right side is in position order.
+REACH_GROUPS = 1
 
 
 #: Rows per row group assumed where the footers were not read (pyarrow's default).
@@ -369,7 +390,8 @@ def shape(left: SideStats, right: SideStats, constants: dict, per_row: bool = Fa
                  right.widths.sample if right.widths is not None else empty,
                  per_row(left, nl), per_row(right, nr), per_row=per_row_result, count_only=count_only,
                  left_group_rows=nl / left.row_groups if left.row_groups else None,
-                 right_group_rows=nr / right.row_groups if right.row_groups else None)
+                 right_group_rows=nr / right.row_groups if right.row_groups else None,
+                 right_sorted=bool(right.sorted))
 
 
 def binned(sh: Shape, c: dict, size: int) -> Estimate:

@@ -400,7 +400,12 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         while (!cur.hasNext()) {
           if (!units.next()) return false;
           IntervalIndex idx = (IntervalIndex) mode.transform(units.right(), Option.empty());
-          cur = new ProbeIterator(p, idx, partition, units.left());
+          ProbeIterator it = new ProbeIterator(p, idx, partition, units.left());
+          if (units.partial()) {
+            it.reach = new Reach(units.restHi(), units.restLo(),
+                () -> (IntervalIndex) mode.transform(units.allRight(), Option.empty()));
+          }
+          cur = it;
         }
         return true;
       }
@@ -509,11 +514,52 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     }
   }
 
+  /**
+   * A k-nearest probe of an index of only the right rows within reach of its stream rows (a piece
+   * of a merge's busy chromosome, {@code MergePlan.leftPieces}): every right row left out has
+   * hi at most {@link #restHi} or lo at least {@link #restLo}, so its gap to a stream row's hull
+   * [qlo, qhi] is at least {@code min(qlo - restHi, restLo - qhi)}. When the k-th nearest found
+   * is nearer than that (or, with fewer than k found, the gap limit is), no row left out can be
+   * among the nearest nor tie with them, and the answer is the one all rows would give.
+   * Otherwise the probe asks {@link #all} for the index of all of them and uses it from then on.
+   */
+  static final class Reach {
+    final long restHi;
+    final long restLo;
+    final java.util.function.Supplier<IntervalIndex> all;
+
+    Reach(long restHi, long restLo, java.util.function.Supplier<IntervalIndex> all) {
+      this.restHi = restHi;
+      this.restLo = restLo;
+      this.all = all;
+    }
+
+    /** Whether {@code found} (nearest first) are the nearest of all rows to [qlo, qhi]. */
+    boolean certain(Nearest near, IntervalIndex idx, long qlo, long qhi,
+        IntervalIndex.IntBuffer found) {
+      // the least gap of a row left out (no row on a side: no bound from it)
+      long outside = Math.min(restHi == Long.MIN_VALUE ? Long.MAX_VALUE : minus(qlo, restHi),
+          restLo == Long.MAX_VALUE ? Long.MAX_VALUE : minus(restLo, qhi));
+      if (found.n >= near.k) {
+        return Nearest.gap(idx, found.a[near.k - 1], qlo, qhi) < outside;
+      }
+      return near.maxGap >= 0 && near.maxGap < outside;
+    }
+
+    /** a - b, saturating at the longs' ends. */
+    private static long minus(long a, long b) {
+      long d = a - b;
+      if (((a ^ b) & (a ^ d)) < 0) return a > b ? Long.MAX_VALUE : Long.MIN_VALUE;
+      return d;
+    }
+  }
+
   /** Probes one partition of the streamed side. */
   static final class ProbeIterator extends JoinIterator {
     private final Probe p;
     private final Iterator<InternalRow> stream;
-    private final IntervalIndex idx;
+    private IntervalIndex idx;
+    Reach reach;        // a k-nearest probe of the right rows within reach, or null
     private final UnsafeProjection keyProj;
     private final UnsafeProjection boundsProj;
     private final Residual residual;
@@ -531,12 +577,12 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private final InternalRow nullBuild;
     private final IntervalIndex.IntBuffer cand = new IntervalIndex.IntBuffer();
     private final Nearest.Scratch nearScratch = new Nearest.Scratch();
-    private final EntryResidual values; // null: the residual is asked of the rows
+    private EntryResidual values; // null: the residual is asked of the rows
     final long[] matchedBuild; // MARK mode only
     private InternalRow cur;
     private boolean curMatched;
     private int candPos;
-    private final GroupLookup groups;
+    private GroupLookup groups;
     private int hint = -1;
 
     ProbeIterator(Probe p, int partition, Iterator<InternalRow> stream) {
@@ -602,7 +648,20 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       if (g < 0) return;
       if (values != null) values.stream(cur);
       if (p.nearest != null) {
-        p.nearest.find(idx, g, Math.min(x, y), Math.max(x, y), nearScratch, cand);
+        p.nearest.find(idx, g, curLo, curHi, nearScratch, cand);
+        if (reach != null && !reach.certain(p.nearest, idx, curLo, curHi, cand)) {
+          // this row's nearest may lie among the right rows not read: read them all, once
+          idx = reach.all.get();
+          reach = null;
+          groups = new GroupLookup(idx);
+          values = EntryResidual.of(residual, idx, p.buildRight);
+          hint = -1;
+          g = groups.group(key);
+          cand.clear();
+          if (g < 0) return;
+          if (values != null) values.stream(cur);
+          p.nearest.find(idx, g, curLo, curHi, nearScratch, cand);
+        }
       } else {
         hint = idx.query(g, Math.min(x, y), Math.max(x, y), hint, cand);
       }

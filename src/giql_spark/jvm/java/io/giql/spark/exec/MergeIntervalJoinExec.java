@@ -311,7 +311,8 @@ public final class MergeIntervalJoinExec extends ExecNode {
   @Override
   protected java.util.Map<String, String> metricDescriptions() {
     java.util.Map<String, String> m = joinMetrics();
-    m.put("numFailovers", "units swept again from sorted copies (input out of order)");
+    m.put("numFailovers", "units read again: swept from sorted copies (input out of order), or "
+        + "k-nearest pieces that read all of their key's right rows (a nearest beyond reach)");
     m.put("rowsRead", "rows read from Parquet");
     return m;
   }

@@ -89,8 +89,7 @@ public final class Nearest implements Serializable {
     int[] a = found.a;
     for (int i = 0; i < n; i++) {
       int x = a[i];
-      long gx = Math.max(0, Math.max(idx.lo[x] - qhi, qlo - idx.hi[x]));
-      gap[i] = gx;
+      gap[i] = gap(idx, x, qlo, qhi);
     }
     // insertion of each candidate into the sorted first m (m <= k): k is small in practice
     int m = 0;
@@ -116,11 +115,16 @@ public final class Nearest implements Serializable {
         int x = sc.all[i];
         // the tied entries already taken are those up to the k-th in entry order
         if (x > last && idx.lo[x] == idx.lo[last] && idx.hi[x] == idx.hi[last]
-            && Math.max(0, Math.max(idx.lo[x] - qhi, qlo - idx.hi[x])) == g) {
+            && gap(idx, x, qlo, qhi) == g) {
           out.add(x);
         }
       }
     }
+  }
+
+  /** The gap between entry {@code x}'s closed hull and [qlo, qhi] (0 when they share a point). */
+  public static long gap(IntervalIndex idx, int x, long qlo, long qhi) {
+    return Math.max(0, Math.max(idx.lo[x] - qhi, qlo - idx.hi[x]));
   }
 
   /** The largest gap that counts. */

@@ -58,6 +58,15 @@ public final class MergePlan implements Serializable {
     transient double work = Double.NaN;
     /** The estimated rows of both sides the unit keeps (a range's own, not all it reads). */
     transient double kept = Double.NaN;
+    /**
+     * A k-nearest piece reading only the right rows within reach of its left rows
+     * ({@link #leftPieces}): the rest of its key's right row groups, read only when a left row's
+     * nearest may lie among them; null when {@link #right} holds all of them. Every right row
+     * not in {@link #right} has hi at most {@link #restHi} or lo at least {@link #restLo}.
+     */
+    PartitionedFile[] rightRest;
+    long restHi = Long.MIN_VALUE;
+    long restLo = Long.MAX_VALUE;
 
     Unit(Object[] keys, PartitionedFile[] left, PartitionedFile[] right, boolean nullKeys,
         long leftRows, long rightRows) {
@@ -170,10 +179,22 @@ public final class MergePlan implements Serializable {
     return n;
   }
 
+  /** The k-nearest pieces that read only the right rows within reach of their left rows. */
+  int withinReach() {
+    int n = 0;
+    for (Unit[] t : tasks) {
+      for (Unit u : t) n += u.rightRest != null ? 1 : 0;
+    }
+    return n;
+  }
+
   public String describe() {
     int ranges = numRanges();
+    int near = withinReach();
     return tasks.length + " tasks, " + numUnits() + " units"
-        + (ranges == 0 ? "" : " (" + ranges + " of them ranges of a key)") + ", row groups "
+        + (ranges == 0 ? "" : " (" + ranges + " of them ranges of a key)")
+        + (near == 0 ? "" : " (" + near + " of them reading the right rows within reach)")
+        + ", row groups "
         + leftGroups + " + " + rightGroups + ", rows " + leftRows + " + " + rightRows
         + ", byte ranges read " + reads(true) + " + " + reads(false)
         + String.format(java.util.Locale.ROOT, ", the largest task %.1f%% of the work",
@@ -453,28 +474,50 @@ public final class MergePlan implements Serializable {
 
   /**
    * Key {@code k} of a k-nearest join as up to {@code wanted} units, each with a run of the key's
-   * left row groups of about equal rows and all of its right rows; null when its left rows are
-   * in one row group. A left row's nearest right rows may be anywhere in its key, so each piece
-   * indexes the key's whole right side: the right rows are read once per piece, and in return no
-   * task probes a whole busy chromosome. So a key is cut into no more pieces than make a piece's
-   * left rows a quarter of its right rows ({@link #PIECE_LEFT_PER_RIGHT}): past that a piece is
-   * mostly the right side read again, and more pieces add work without making the longest task
-   * much shorter. Row groups are split whole, so each left row is read by one piece (a group
-   * shared with other keys keeps only this key's rows there, as before).
+   * left row groups of about equal rows; null when its left rows are in one row group. Row
+   * groups are split whole, so each left row is read by one piece (a group shared with other keys
+   * keeps only this key's rows there, as before).
+   *
+   * <p>A left row's nearest right rows may be anywhere on its key. Where both sides' footers
+   * bound the rows' positions, a piece reads the right row groups that reach its left rows'
+   * span and {@link #REACH_GROUPS} more beyond each end ({@link #withinReach}); the rest is read
+   * only if a left row's nearest may lie there (the probe's test, {@code Reach}). Otherwise each
+   * piece reads all of the key's right rows. Either way a piece's right rows are read again by
+   * the others, so a key is cut into no more pieces than make a piece's left rows a quarter of
+   * the right rows it reads ({@link #PIECE_LEFT_PER_RIGHT}): past that a piece is mostly the
+   * right side read again, and more pieces add work without making the longest task much
+   * shorter.
    */
   static List<Unit> leftPieces(Side l, Side r, Object k, int wanted) {
     KeyRuns lk = l.keys.get(k);
     KeyRuns rk = r.keys.get(k);
-    int n = Math.min(wanted, lk.groups.size());
-    if (rk != null && rk.rows > 0) {
-      n = Math.min(n, (int) Math.max(2, Math.ceil(lk.rows / (PIECE_LEFT_PER_RIGHT * rk.rows))));
+    int most = Math.min(wanted, lk.groups.size());
+    if (most < 2) return null;
+    boolean reach = rk != null && rk.rows > 0 && l.bounds != null && r.bounds != null;
+    for (int n = most; n >= 2; n--) {
+      List<Unit> out = pieces(l, r, k, n, reach);
+      double reads = 0;
+      for (Unit u : out) reads += u.rightRows;
+      // as many pieces as leave each a quarter as many left rows as the right rows it reads
+      // (with all of them: a quarter of the key's right rows), but two in any case
+      if (n == 2 || reads <= 0 || n <= Math.ceil(lk.rows / (PIECE_LEFT_PER_RIGHT * reads / n))) {
+        return out.size() < 2 ? null : out;
+      }
     }
-    if (n < 2) return null;
+    return null;
+  }
+
+  /** Right row groups a k-nearest piece reads beyond each end of its left rows' span. */
+  static final int REACH_GROUPS = 1;
+
+  /** Key {@code k}'s left row groups in {@code n} runs of about equal rows, as units. */
+  private static List<Unit> pieces(Side l, Side r, Object k, int n, boolean reach) {
+    KeyRuns lk = l.keys.get(k);
+    KeyRuns rk = r.keys.get(k);
     double[] rows = new double[lk.groups.size()];
     double total = 0;
     for (int i = 0; i < rows.length; i++) {
-      ParquetLayout.RowGroup rg = l.group(lk.groups.get(i));
-      rows[i] = (double) rg.nonNullRows() / Math.max(1, rg.keys.length);
+      rows[i] = keyRows(l, lk.groups.get(i));
       total += rows[i];
     }
     List<Integer> rightGroups = rk == null ? new ArrayList<>() : rk.groups;
@@ -494,15 +537,90 @@ public final class MergePlan implements Serializable {
         got += rows[to++];
       }
       List<Integer> mine = new ArrayList<>(lk.groups.subList(from, to));
-      Unit u = new Unit(new Object[] {k}, ranges(l, mine), right, false, (long) got,
-          (long) rightRows);
-      u.work = got + rightRows;
+      Unit u = reach ? withinReach(l, r, k, mine, got) : null;
+      if (u == null) {
+        u = new Unit(new Object[] {k}, ranges(l, mine), right, false, (long) got,
+            (long) rightRows);
+      }
+      u.work = got + u.rightRows;
       u.kept = got + rightRows / n;
       out.add(u);
       acc += got;
       from = to;
     }
-    return out.size() < 2 ? null : out;
+    return out;
+  }
+
+  /**
+   * The piece of key {@code k} with left row groups {@code mine} ({@code got} rows), reading the
+   * right row groups whose bounds reach the span of its left rows' bounds and
+   * {@link #REACH_GROUPS} more on each side (the nearest beyond each end), the others kept as
+   * {@link Unit#rightRest} with the bounds its probe tests against; null when a left group's
+   * bounds are unknown or no right group is left out.
+   */
+  private static Unit withinReach(Side l, Side r, Object k, List<Integer> mine, double got) {
+    long lo = Long.MAX_VALUE;
+    long hi = Long.MIN_VALUE;
+    for (int g : mine) {
+      long[] b = l.bounds(g, k);
+      if (b == null) return null;
+      if (Bounds.empty(b)) continue;
+      lo = Math.min(lo, b[0]);
+      hi = Math.max(hi, b[2]);
+    }
+    List<Integer> in = new ArrayList<>();
+    List<Integer> rest = new ArrayList<>();
+    List<long[]> before = new ArrayList<>(); // {group, its greatest hi}
+    List<long[]> beyond = new ArrayList<>(); // {group, its least lo}
+    for (int g : r.keys.get(k).groups) {
+      long[] b = r.bounds(g, k);
+      if (b == null) {
+        in.add(g);
+      } else if (Bounds.empty(b)) {
+        rest.add(g); // no row there can be anyone's nearest
+      } else if (b[2] < lo) {
+        before.add(new long[] {g, b[2]});
+      } else if (b[0] > hi) {
+        beyond.add(new long[] {g, b[0]});
+      } else {
+        in.add(g);
+      }
+    }
+    before.sort((x, y) -> Long.compare(y[1], x[1]));
+    beyond.sort((x, y) -> Long.compare(x[1], y[1]));
+    long restHi = Long.MIN_VALUE;
+    long restLo = Long.MAX_VALUE;
+    for (int i = 0; i < before.size(); i++) {
+      if (i < REACH_GROUPS) {
+        in.add((int) before.get(i)[0]);
+      } else {
+        rest.add((int) before.get(i)[0]);
+        restHi = Math.max(restHi, before.get(i)[1]);
+      }
+    }
+    for (int i = 0; i < beyond.size(); i++) {
+      if (i < REACH_GROUPS) {
+        in.add((int) beyond.get(i)[0]);
+      } else {
+        rest.add((int) beyond.get(i)[0]);
+        restLo = Math.min(restLo, beyond.get(i)[1]);
+      }
+    }
+    if (rest.isEmpty()) return null;
+    double read = 0;
+    for (int g : new java.util.TreeSet<>(in)) read += keyRows(r, g);
+    Unit u = new Unit(new Object[] {k}, ranges(l, mine), ranges(r, in), false, (long) got,
+        (long) read);
+    u.rightRest = ranges(r, rest);
+    u.restHi = restHi;
+    u.restLo = restLo;
+    return u;
+  }
+
+  /** A row group's rows of one of its keys, estimated: its rows shared equally by its keys. */
+  private static double keyRows(Side s, int g) {
+    ParquetLayout.RowGroup rg = s.group(g);
+    return (double) rg.nonNullRows() / Math.max(1, rg.keys == null ? 1 : rg.keys.length);
   }
 
   /** The items cut into n runs of about equal weight, at the boundary nearest each quantile. */

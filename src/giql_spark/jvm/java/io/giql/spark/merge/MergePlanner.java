@@ -155,9 +155,14 @@ public final class MergePlanner {
     MergePlan.Side lside = null;
     MergePlan.Side rside = null;
     String firstWhy = null;
-    // what cuts a chromosome into ranges: each row group's bounds of the sweep positions
-    Bounds lb = keyUnits ? null : bounds(ls, llo, lhi);
-    Bounds rb = keyUnits ? null : bounds(rs, rlo, rhi);
+    // a k-nearest join's busy chromosomes split between tasks (MergePlan.leftPieces), unless
+    // turned off: each piece reads its chromosome's right rows again, or those within reach
+    boolean splitKeys = Boolean.parseBoolean(conf.getConfString("spark.giql.merge.splitKeys",
+        "true"));
+    // what cuts a chromosome into ranges, or a k-nearest piece's right rows to those within
+    // reach of its left rows: each row group's bounds of the sweep positions
+    Bounds lb = !keyUnits || splitKeys ? bounds(ls, llo, lhi) : null;
+    Bounds rb = !keyUnits || splitKeys ? bounds(rs, rlo, rhi) : null;
     for (int i = 0; i < hl.size() && k < 0; i++) {
       if (!keyType(hl.get(i).dataType())) continue;
       String a = column(ls, hl.get(i));
@@ -192,13 +197,13 @@ public final class MergePlanner {
       Expression eq = new EqualTo(hl.get(i), hr.get(i));
       res = res == null ? eq : new And(res, eq);
     }
-    if (lb != null) {
+    if (lb != null && !keyUnits) {
       Expression key = hl.get(k);
       lside.shared = new SharedBounds(lside, () -> MergeIntervalJoinExec.spec(ls, "left", key,
           llo, lhi), sql(ls.filters) + used(ls.project, key, llo, lhi) + key.sql() + llo.sql()
           + lhi.sql());
     }
-    if (rb != null) {
+    if (rb != null && !keyUnits) {
       Expression key = hr.get(k);
       rside.shared = new SharedBounds(rside, () -> MergeIntervalJoinExec.spec(rs, "right", key,
           rlo, rhi), sql(rs.filters) + used(rs.project, key, rlo, rhi) + key.sql() + rlo.sql()
@@ -215,10 +220,6 @@ public final class MergePlanner {
     // jvm_merge_row); PROJECTED-100M's tasks put a counted pair at 1.6e-8 s and a row at 3.9e-7
     double pairWeight = Double.parseDouble(conf.getConfString("spark.giql.merge.pairWeight",
         String.valueOf(counted ? COUNTED_PAIR : RETURNED_PAIR)));
-    // a k-nearest join's busy chromosomes split between tasks (MergePlan.leftPieces), unless
-    // turned off: each piece reads its chromosome's right rows again
-    boolean splitKeys = Boolean.parseBoolean(conf.getConfString("spark.giql.merge.splitKeys",
-        "true"));
     MergePlan plan = MergePlan.build(lside, rside, leftKeysOnly, Math.max(1, tasks), keyUnits,
         splitKeys, pairWeight);
     why[0] = null;

@@ -20,6 +20,8 @@ public final class UnitReader {
   private int u = -1;
   private FileStream left;
   private FileStream right;
+  private FileStream all; // the unit's right rows within reach and the rest ({@link #allRight})
+  private java.util.Map<Object, Integer> ranks;
 
   public UnitReader(MergeJob job, int task) {
     this.job = job;
@@ -31,7 +33,7 @@ public final class UnitReader {
     finish();
     if (++u >= units.length) return false;
     MergePlan.Unit unit = units[u];
-    java.util.Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
+    ranks = MergePlan.ranks(unit.keys);
     boolean keepNull = job.kind == JoinKind.LEFT || job.kind == JoinKind.ANTI;
     left = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, false, 0)
         .sharedRows();
@@ -50,11 +52,46 @@ public final class UnitReader {
     return rows(right);
   }
 
+  /**
+   * Whether {@link #right} holds only the unit's right rows within reach of its left rows
+   * ({@link MergePlan.Unit#rightRest}): a left row whose nearest may lie beyond them asks for
+   * {@link #allRight}.
+   */
+  public boolean partial() {
+    return units[u].rightRest != null;
+  }
+
+  /** Every right row not read by {@link #right} has hi at most this... */
+  public long restHi() {
+    return units[u].restHi;
+  }
+
+  /** ...or lo at least this. */
+  public long restLo() {
+    return units[u].restLo;
+  }
+
+  /** All of the unit's right rows that can match, those of {@link #right} read again. */
+  public Iterator<InternalRow> allRight() {
+    MergePlan.Unit unit = units[u];
+    PartitionedFile[] files = unit.right;
+    if (unit.rightRest != null) {
+      files = java.util.Arrays.copyOf(unit.right, unit.right.length + unit.rightRest.length);
+      System.arraycopy(unit.rightRest, 0, files, unit.right.length, unit.rightRest.length);
+    }
+    if (all != null) job.rowsRead.add(all.rowsRead);
+    job.numFailover.add(1);
+    all = new FileStream(job.right, files, ranks, false, false, false, 0).sharedRows();
+    return rows(all);
+  }
+
   /** Counts the rows read; called by {@link #next}. */
   public void finish() {
     if (left != null) job.rowsRead.add(left.rowsRead + right.rowsRead);
+    if (all != null) job.rowsRead.add(all.rowsRead);
     left = null;
     right = null;
+    all = null;
   }
 
   /**
