@@ -7,8 +7,9 @@
 ``gs.nearest`` (k = 1) of the scale benchmark's sorted files (``skewed``: a third of the rows on
 chr1, as ``projected.py`` makes them), written to Parquet, in one local[2] Spark per data set
 that writes its event log. For each P: ``spark.giql.cores`` = ``spark.giql.merge.tasks`` = P, and
-the run with ``spark.giql.merge.splitKeys`` on (a chromosome heavier than a core's share split
-by runs of its left row groups, each piece reading all of its right rows) alternated with the
+the run with ``spark.giql.merge.splitKeys`` on (a chromosome heavier than two cores' shares
+split by runs of its left row groups, each piece reading the right rows within reach of its left
+rows, or all of them when its nearest may lie beyond) alternated with the
 run with it off (each chromosome one task), ``--repeats`` times each after one untimed run of
 each. Each run is projected to P cores as ``projected.py`` does (every task's launch-to-finish
 time: per stage ``max(longest task, total / P)``, plus the driver's time outside the stages);

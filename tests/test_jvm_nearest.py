@@ -202,7 +202,8 @@ def _metrics(spark, df) -> dict:
     return out
 
 
-@pytest.mark.parametrize("case", ["dense", "gap", "k beyond two groups", "gap within maxgap", "long right row"])
+@pytest.mark.parametrize("case", ["dense", "gap", "k beyond two groups", "gap within maxgap", "long right row",
+                                  "doubled hulls"])
 def test_k_nearest_merge_pieces_read_the_right_rows_within_reach(jspark, tmp_path, case):
     """A piece of a busy chromosome reads the right row groups that reach its left rows' span and
     one more group beyond each end, not all of the chromosome's right rows. A left row whose k
@@ -235,8 +236,11 @@ def test_k_nearest_merge_pieces_read_the_right_rows_within_reach(jspark, tmp_pat
     jspark.conf.set("spark.giql.merge.tasks", "8")
     try:
         a, b = jspark.table("wl").alias("a"), jspark.table("wr").alias("b")
-        df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.s", left_hi="a.e", right_keys=["b.chrom"],
-                       right_lo="b.s", right_hi="b.e", how="left", algo="merge", build="right", nearest=k,
+        # doubled hulls (as gs.nearest makes them): the footers' bounds go through the product
+        lo, hi = ("{}.s * 2", "{}.e * 2") if case == "doubled hulls" else ("{}.s", "{}.e")
+        df = band_join(a, b, left_keys=["a.chrom"], left_lo=F.expr(lo.format("a")), left_hi=F.expr(hi.format("a")),
+                       right_keys=["b.chrom"], right_lo=F.expr(lo.format("b")), right_hi=F.expr(hi.format("b")),
+                       how="left", algo="merge", build="right", nearest=k,
                        maxgap="none" if max_gap is None else max_gap)
         plan = df._jdf.queryExecution().executedPlan().toString()
         ran = df.select("a.id", "a.s", "a.e", F_b("id"), F_b("s"), F_b("e"))

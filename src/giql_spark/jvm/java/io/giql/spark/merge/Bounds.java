@@ -14,6 +14,7 @@ import org.apache.spark.sql.catalyst.expressions.Greatest;
 import org.apache.spark.sql.catalyst.expressions.If;
 import org.apache.spark.sql.catalyst.expressions.Least;
 import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.types.BooleanType$;
 import org.apache.spark.sql.types.ByteType$;
@@ -124,7 +125,8 @@ final class Bounds {
       return integral(e.dataType()) && (integral(from) || from == BooleanType$.MODULE$)
           && valued(((Cast) e).child());
     }
-    if (e instanceof Add || e instanceof Subtract || e instanceof EqualTo) {
+    if (e instanceof Add || e instanceof Subtract || e instanceof Multiply
+        || e instanceof EqualTo) {
       return valued(e.children().apply(0)) && valued(e.children().apply(1));
     }
     if (e instanceof Least || e instanceof Greatest || e instanceof Coalesce) {
@@ -205,6 +207,23 @@ final class Bounds {
             ? new long[] {Math.addExact(a[0], b[0]), Math.addExact(a[1], b[1])}
             : new long[] {Math.subtractExact(a[0], b[1]), Math.subtractExact(a[1], b[0])};
         // an int result wraps where a long one would not
+        if (e.dataType() != LongType$.MODULE$
+            && (r[0] < Integer.MIN_VALUE || r[1] > Integer.MAX_VALUE)) {
+          return null;
+        }
+        return r;
+      }
+      if (e instanceof Multiply) {
+        // a position scaled (a k-nearest hull doubles its ends so that a half position is one)
+        long[] a = eval(e.children().apply(0), g);
+        long[] b = eval(e.children().apply(1), g);
+        if (a == null || b == null) return null;
+        if (a == NONE || b == NONE) return NONE;
+        long p = Math.multiplyExact(a[0], b[0]);
+        long q = Math.multiplyExact(a[0], b[1]);
+        long u = Math.multiplyExact(a[1], b[0]);
+        long v = Math.multiplyExact(a[1], b[1]);
+        long[] r = {Math.min(Math.min(p, q), Math.min(u, v)), Math.max(Math.max(p, q), Math.max(u, v))};
         if (e.dataType() != LongType$.MODULE$
             && (r[0] < Integer.MIN_VALUE || r[1] > Integer.MAX_VALUE)) {
           return null;
