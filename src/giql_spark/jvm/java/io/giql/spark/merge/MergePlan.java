@@ -480,7 +480,8 @@ public final class MergePlan implements Serializable {
    *
    * <p>A left row's nearest right rows may be anywhere on its key. Where both sides' footers
    * bound the rows' positions, a piece reads the right row groups that reach its left rows'
-   * span and {@link #REACH_GROUPS} more beyond each end ({@link #withinReach}); the rest is read
+   * span and, where those do not reach well past an end, {@link #REACH_GROUPS} more beyond it
+   * ({@link #withinReach}); the rest is read
    * only if a left row's nearest may lie there (the probe's test, {@code Reach}). Otherwise each
    * piece reads all of the key's right rows. Either way a piece's right rows are read again by
    * the others, so a key is cut into no more pieces than make a piece's left rows a quarter of
@@ -507,8 +508,13 @@ public final class MergePlan implements Serializable {
     return null;
   }
 
-  /** Right row groups a k-nearest piece reads beyond each end of its left rows' span. */
+  /**
+   * Right row groups a k-nearest piece reads beyond each end of its left rows' span, unless the
+   * groups reaching the span reach past that end by {@link #REACH_ROWS} rows' worth of their
+   * positions.
+   */
   static final int REACH_GROUPS = 1;
+  static final double REACH_ROWS = 64;
 
   /** Key {@code k}'s left row groups in {@code n} runs of about equal rows, as units. */
   private static List<Unit> pieces(Side l, Side r, Object k, int n, boolean reach) {
@@ -553,8 +559,9 @@ public final class MergePlan implements Serializable {
 
   /**
    * The piece of key {@code k} with left row groups {@code mine} ({@code got} rows), reading the
-   * right row groups whose bounds reach the span of its left rows' bounds and
-   * {@link #REACH_GROUPS} more on each side (the nearest beyond each end), the others kept as
+   * right row groups whose bounds reach the span of its left rows' bounds and, on a side where
+   * they do not reach far past it, {@link #REACH_GROUPS} more (the nearest beyond that end), the
+   * others kept as
    * {@link Unit#rightRest} with the bounds its probe tests against; null when a left group's
    * bounds are unknown or no right group is left out.
    */
@@ -588,10 +595,29 @@ public final class MergePlan implements Serializable {
     }
     before.sort((x, y) -> Long.compare(y[1], x[1]));
     beyond.sort((x, y) -> Long.compare(x[1], y[1]));
+    // the group beyond an end is not read where the rows left out would be REACH_ROWS rows'
+    // worth of positions (of the groups read) from that end anyway: a row there is rarely anyone's
+    // nearest, and the probe reads it if it may be
+    long inLo = Long.MAX_VALUE;
+    long inLoMax = Long.MIN_VALUE;
+    double inRows = 0;
+    for (int g : in) {
+      long[] b = r.bounds(g, k);
+      if (b == null) continue;
+      inLo = Math.min(inLo, b[0]);
+      inLoMax = Math.max(inLoMax, b[1]);
+      inRows += keyRows(r, g);
+    }
+    double reach = inRows > 0 && inLoMax > inLo ? REACH_ROWS * ((double) inLoMax - inLo) / inRows
+        : Double.POSITIVE_INFINITY;
+    int extraBefore = !before.isEmpty() && (double) lo - before.get(0)[1] >= reach ? 0
+        : REACH_GROUPS;
+    int extraBeyond = !beyond.isEmpty() && (double) beyond.get(0)[1] - hi >= reach ? 0
+        : REACH_GROUPS;
     long restHi = Long.MIN_VALUE;
     long restLo = Long.MAX_VALUE;
     for (int i = 0; i < before.size(); i++) {
-      if (i < REACH_GROUPS) {
+      if (i < extraBefore) {
         in.add((int) before.get(i)[0]);
       } else {
         rest.add((int) before.get(i)[0]);
@@ -599,7 +625,7 @@ public final class MergePlan implements Serializable {
       }
     }
     for (int i = 0; i < beyond.size(); i++) {
-      if (i < REACH_GROUPS) {
+      if (i < extraBeyond) {
         in.add((int) beyond.get(i)[0]);
       } else {
         rest.add((int) beyond.get(i)[0]);

@@ -197,13 +197,16 @@ public final class MergePlanner {
       Expression eq = new EqualTo(hl.get(i), hr.get(i));
       res = res == null ? eq : new And(res, eq);
     }
-    if (lb != null && !keyUnits) {
+    // a key's own bounds in a row group it shares with its neighbours, read when a range or a
+    // k-nearest piece asks (a shared group's footer spans both keys' positions, and would reach
+    // every piece of either)
+    if (lb != null) {
       Expression key = hl.get(k);
       lside.shared = new SharedBounds(lside, () -> MergeIntervalJoinExec.spec(ls, "left", key,
           llo, lhi), sql(ls.filters) + used(ls.project, key, llo, lhi) + key.sql() + llo.sql()
           + lhi.sql());
     }
-    if (rb != null && !keyUnits) {
+    if (rb != null) {
       Expression key = hr.get(k);
       rside.shared = new SharedBounds(rside, () -> MergeIntervalJoinExec.spec(rs, "right", key,
           rlo, rhi), sql(rs.filters) + used(rs.project, key, rlo, rhi) + key.sql() + rlo.sql()
