@@ -377,13 +377,13 @@ def test_a_k_nearest_merge_is_priced_with_its_busy_chromosomes_in_pieces():
     whole = nearest_pieces(shape(np.array([3e6, 5e5]), np.array([1e6, 5e5]), group=4e6), Cluster(64))
     assert whole == (2, pytest.approx(4e6 / 5e6), 0.0)
     # the right side in position order: a piece reads its share of its chromosome's right rows
-    # and a row group (1e5 rows) beyond each end, so more pieces pay: chr1 in 30 (one per left
-    # row group; (3e6 - 1e6 / 4) / (2e5 / 4) = 55 would keep a quarter), the others in 5
+    # and about a row group (1e5 rows) more, so more pieces pay: chr1 in 30 (one per left row
+    # group; (3e6 - 1e6 / 4) / (1e5 / 4) = 110 would keep a quarter), the others in 5
     in_order = dataclasses.replace(busy, right_sorted=True)
     tasks, longest, reread = nearest_pieces(in_order, Cluster(64))
     assert tasks == 30 + 5 + 5
-    assert reread == pytest.approx(30 * (1e6 / 30 + 2e5) - 1e6 + 2 * (5 * (1e5 + 2e5) - 5e5))
-    assert longest == pytest.approx((5e5 / 5 + 3e5) / (6e6 + reread))
+    assert reread == pytest.approx(30 * (1e6 / 30 + 1e5) - 1e6 + 2 * (5 * (1e5 + 1e5) - 5e5))
+    assert longest == pytest.approx((5e5 / 5 + 2e5) / (6e6 + reread))
     assert longest < (3e6 / 12 + 1e6) / (6e6 + 11 * 1e6 + 2 * 3 * 5e5)
     # fewer cores: as before, a chromosome is cut only where it outweighs two shares
     assert nearest_pieces(in_order, Cluster(2)) == (2, pytest.approx(4e6 / 6e6), 0.0)

@@ -291,8 +291,9 @@ def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     than two cores' shares becomes up to as many pieces as it holds shares (at most one per left
     row group), each with a run of its left rows. A piece reads the chromosome's right rows
     within reach of its left rows where the right side is in position order
-    (``sh.right_sorted``: its share of them and :data:`REACH_GROUPS` row groups beyond each end),
-    else all of them, since a left row's nearest may be anywhere on its chromosome; and no more
+    (``sh.right_sorted``: the row groups reaching its span, about its share of them and one
+    group more, half past each end), else all of them, since a left row's nearest may be
+    anywhere on its chromosome; and no more
     pieces than leave a piece's left rows a quarter of the right rows it reads
     (:data:`PIECE_LEFT_PER_RIGHT`). Whole chromosomes where ``cl.split_keys`` is off."""
     left, right = sh.chrom_left, sh.chrom_right
@@ -304,9 +305,9 @@ def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     group = sh.left_group_rows or DEFAULT_GROUP_ROWS
     cap = np.maximum(1.0, np.ceil(left / group))
     if sh.right_sorted:
-        # n pieces each read right / n + 2 groups: a quarter of that is at most left / n while
-        # n <= (left - right / 4) / (group / 2)
-        beyond = 2 * REACH_GROUPS * (sh.right_group_rows or DEFAULT_GROUP_ROWS)
+        # n pieces each read right / n + a group: a quarter of that is at most left / n while
+        # n <= (left - right / 4) / (group / 4)
+        beyond = sh.right_group_rows or DEFAULT_GROUP_ROWS
         quarter = np.maximum(2.0, np.ceil((left - PIECE_LEFT_PER_RIGHT * right)
                                           / (PIECE_LEFT_PER_RIGHT * beyond)))
     else:
@@ -323,11 +324,6 @@ def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     tasks = int(max(1, min(cores, pieces.sum())))
     longest = max(1.0 / tasks, float((left / pieces + reads).max() / max(total, 1.0)))
     return tasks, longest, reread
-
-
-#: As ``MergePlan.REACH_GROUPS``: right row groups a k-nearest piece reads beyond each end of its
-#: left rows' span, where the right side is in position order.
-REACH_GROUPS = 1
 
 
 #: Rows per row group assumed where the footers were not read (pyarrow's default).
