@@ -614,24 +614,8 @@ public final class MergePlan implements Serializable {
         : REACH_GROUPS;
     int extraBeyond = !beyond.isEmpty() && (double) beyond.get(0)[1] - hi >= reach ? 0
         : REACH_GROUPS;
-    long restHi = Long.MIN_VALUE;
-    long restLo = Long.MAX_VALUE;
-    for (int i = 0; i < before.size(); i++) {
-      if (i < extraBefore) {
-        in.add((int) before.get(i)[0]);
-      } else {
-        rest.add((int) before.get(i)[0]);
-        restHi = Math.max(restHi, before.get(i)[1]);
-      }
-    }
-    for (int i = 0; i < beyond.size(); i++) {
-      if (i < extraBeyond) {
-        in.add((int) beyond.get(i)[0]);
-      } else {
-        rest.add((int) beyond.get(i)[0]);
-        restLo = Math.min(restLo, beyond.get(i)[1]);
-      }
-    }
+    long restHi = spill(before, extraBefore, in, rest, Long.MIN_VALUE, Math::max);
+    long restLo = spill(beyond, extraBeyond, in, rest, Long.MAX_VALUE, Math::min);
     if (rest.isEmpty()) return null;
     double read = 0;
     for (int g : new java.util.TreeSet<>(in)) read += keyRows(r, g);
@@ -641,6 +625,24 @@ public final class MergePlan implements Serializable {
     u.restHi = restHi;
     u.restLo = restLo;
     return u;
+  }
+
+  /**
+   * The first {@code extra} of {@code side}'s {group, position} into {@code in}, the others into
+   * {@code rest}; returns the others' positions folded by {@code f} from {@code none}.
+   */
+  private static long spill(List<long[]> side, int extra, List<Integer> in, List<Integer> rest,
+      long none, java.util.function.LongBinaryOperator f) {
+    long bound = none;
+    for (int i = 0; i < side.size(); i++) {
+      if (i < extra) {
+        in.add((int) side.get(i)[0]);
+      } else {
+        rest.add((int) side.get(i)[0]);
+        bound = f.applyAsLong(bound, side.get(i)[1]);
+      }
+    }
+    return bound;
   }
 
   /** A row group's rows of one of its keys, estimated: its rows shared equally by its keys. */
