@@ -645,36 +645,30 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
       curHi = Math.max(x, y);
       int g = groups.group(key);
       if (groups.changed) hint = -1;
-      if (reach != null && (g < 0
-          || !reach.certain(p.nearest, idx, curLo, curHi, find(g)))) {
+      if (g >= 0) probe(g);
+      if (reach != null && (g < 0 || !reach.certain(p.nearest, idx, curLo, curHi, cand))) {
         // this row's nearest may lie among the right rows not read (or its key has no row that
-        // can match among those read): read them all, once
+        // can match among those read): read them all, once, and probe them from here on
         idx = reach.all.get();
         reach = null;
         groups = new GroupLookup(idx);
         values = EntryResidual.of(residual, idx, p.buildRight);
         hint = -1;
-        g = groups.group(key);
         cand.clear();
-      } else if (reach != null) {
-        if (values != null) values.stream(cur);
-        candRows += cand.n;
-        return; // the nearest found are the answer
-      }
-      if (g < 0) return;
-      if (values != null) values.stream(cur);
-      if (p.nearest != null) {
-        find(g);
-      } else {
-        hint = idx.query(g, Math.min(x, y), Math.max(x, y), hint, cand);
+        g = groups.group(key);
+        if (g >= 0) probe(g);
       }
       candRows += cand.n;
     }
 
-    /** The current row's k nearest in group {@code g}, into {@code cand}. */
-    private IntervalIndex.IntBuffer find(int g) {
-      p.nearest.find(idx, g, curLo, curHi, nearScratch, cand);
-      return cand;
+    /** The candidates of the current row (its hull [curLo, curHi]) in group {@code g}. */
+    private void probe(int g) {
+      if (values != null) values.stream(cur);
+      if (p.nearest != null) {
+        p.nearest.find(idx, g, curLo, curHi, nearScratch, cand);
+      } else {
+        hint = idx.query(g, curLo, curHi, hint, cand);
+      }
     }
 
     @Override
