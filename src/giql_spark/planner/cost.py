@@ -293,9 +293,9 @@ def nearest_pieces(sh: Shape, cl: Cluster) -> tuple[int, float, float]:
     within reach of its left rows where the right side is in position order
     (``sh.right_sorted``: the row groups reaching its span, about its share of them and one
     group more, half past each end), else all of them, since a left row's nearest may be
-    anywhere on its chromosome; and no more
-    pieces than leave a piece's left rows a quarter of the right rows it reads
-    (:data:`PIECE_LEFT_PER_RIGHT`). Whole chromosomes where ``cl.split_keys`` is off."""
+    anywhere on its chromosome; and no more pieces than leave a piece's left rows a quarter of
+    the right rows it reads (:data:`PIECE_LEFT_PER_RIGHT`). Whole chromosomes where
+    ``cl.split_keys`` is off."""
     left, right = sh.chrom_left, sh.chrom_right
     work = left + right
     if not len(work):

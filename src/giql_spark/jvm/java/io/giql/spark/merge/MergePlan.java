@@ -481,8 +481,8 @@ public final class MergePlan implements Serializable {
    * <p>A left row's nearest right rows may be anywhere on its key. Where both sides' footers
    * bound the rows' positions, a piece reads the right row groups that reach its left rows'
    * span and, where those do not reach well past an end, {@link #REACH_GROUPS} more beyond it
-   * ({@link #withinReach}); the rest is read
-   * only if a left row's nearest may lie there (the probe's test, {@code Reach}). Otherwise each
+   * ({@link #withinReach}); the rest is read only if a left row's nearest may lie there (the
+   * probe's test, {@code Reach}). Otherwise each
    * piece reads all of the key's right rows. Either way a piece's right rows are read again by
    * the others, so a key is cut into no more pieces than make a piece's left rows a quarter of
    * the right rows it reads ({@link #PIECE_LEFT_PER_RIGHT}): past that a piece is mostly the
@@ -561,9 +561,8 @@ public final class MergePlan implements Serializable {
    * The piece of key {@code k} with left row groups {@code mine} ({@code got} rows), reading the
    * right row groups whose bounds reach the span of its left rows' bounds and, on a side where
    * they do not reach far past it, {@link #REACH_GROUPS} more (the nearest beyond that end), the
-   * others kept as
-   * {@link Unit#rightRest} with the bounds its probe tests against; null when a left group's
-   * bounds are unknown or no right group is left out.
+   * others kept as {@link Unit#rightRest} with the bounds its probe tests against; null when a
+   * left group's bounds are unknown or no right group is left out.
    */
   private static Unit withinReach(Side l, Side r, Object k, List<Integer> mine, double got) {
     long lo = Long.MAX_VALUE;
@@ -579,6 +578,10 @@ public final class MergePlan implements Serializable {
     List<Integer> rest = new ArrayList<>();
     List<long[]> before = new ArrayList<>(); // {group, its greatest hi}
     List<long[]> beyond = new ArrayList<>(); // {group, its least lo}
+    // the span of the least lo of the groups reaching the span, and their rows
+    long inLo = Long.MAX_VALUE;
+    long inLoMax = Long.MIN_VALUE;
+    double inRows = 0;
     for (int g : r.keys.get(k).groups) {
       long[] b = r.bounds(g, k);
       if (b == null) {
@@ -591,6 +594,9 @@ public final class MergePlan implements Serializable {
         beyond.add(new long[] {g, b[0]});
       } else {
         in.add(g);
+        inLo = Math.min(inLo, b[0]);
+        inLoMax = Math.max(inLoMax, b[1]);
+        inRows += keyRows(r, g);
       }
     }
     before.sort((x, y) -> Long.compare(y[1], x[1]));
@@ -598,16 +604,6 @@ public final class MergePlan implements Serializable {
     // the group beyond an end is not read where the rows left out would be REACH_ROWS rows'
     // worth of positions (of the groups read) from that end anyway: a row there is rarely anyone's
     // nearest, and the probe reads it if it may be
-    long inLo = Long.MAX_VALUE;
-    long inLoMax = Long.MIN_VALUE;
-    double inRows = 0;
-    for (int g : in) {
-      long[] b = r.bounds(g, k);
-      if (b == null) continue;
-      inLo = Math.min(inLo, b[0]);
-      inLoMax = Math.max(inLoMax, b[1]);
-      inRows += keyRows(r, g);
-    }
     double reach = inRows > 0 && inLoMax > inLo ? REACH_ROWS * ((double) inLoMax - inLo) / inRows
         : Double.POSITIVE_INFINITY;
     int extraBefore = !before.isEmpty() && (double) lo - before.get(0)[1] >= reach ? 0
