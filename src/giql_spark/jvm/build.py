@@ -35,8 +35,9 @@ JAVA_DIR = Path(__file__).resolve().parent / "java"
 LINE_DIR = Path(__file__).resolve().parent / "java-spark"
 TEST_DIR = Path(__file__).resolve().parent / "java-test"  # unit tests; not in the jar
 TEST_MAIN = "io.giql.spark.UnitTests"
+SINK_CLASS = "io.giql.spark.write.ParquetSink"  # the giql-parquet data source
 JAR_NAME = "giql-spark-jvm.jar"
-_FORMAT = "2"  # bump when the build recipe itself changes
+_FORMAT = "3"  # bump when the build recipe itself changes
 _lock = threading.Lock()
 _cached: dict[str, Path] = {}
 
@@ -167,6 +168,8 @@ def _build(final: Path, jars: Path, version: str) -> None:
         with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: giql-spark\n"
                        f"Spark-Version: {version}\n\n")
+            # The data sources Spark finds by short name (format("giql-parquet")).
+            z.writestr("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister", f"{SINK_CLASS}\n")
             for cls in sorted(classes.rglob("*.class")):
                 z.write(cls, cls.relative_to(classes).as_posix())
         shutil.rmtree(classes)
