@@ -26,7 +26,9 @@ for all rounds of a data set, warmed up untimed; peers: one interpreter per run)
 - ``spark sql bin10k``: hand-written binned Spark SQL (10 kb bins, canonical-bin rule);
 - ``spark floor``: both sides read and aggregated, the least a Spark join costs; for a per-row
   op, the left table read and written to Parquet with a constant column added, the least a
-  Spark operation writing one row per left row costs;
+  Spark operation writing one row per left row costs, written by Spark's Parquet writer; ``giql floor``
+  the same written by giql-spark's (``Session.write``'s); ``giql auto spark-writer``: ``giql auto``
+  with its results written by Spark's Parquet writer (``spark.giql.parquet.writer=spark``);
 - ``polars-bio``: lazy ``scan_parquet`` marked zero-based, ``overlap`` to a LazyFrame (DataFusion
   target partitions ``--polars-bio-partitions``, 2 by default: the cores Spark gets),
   ``select(pl.len())`` / ``sink_parquet`` (as its documentation runs it);
@@ -78,7 +80,10 @@ SPARK = {
     "giql jvm_merge": ("giql", {"strategy": "jvm_merge"}),
     "giql binned": ("giql", {"strategy": "binned"}),
     "spark sql bin10k": ("sql", {}),
-    "spark floor": ("floor", {}),
+    "spark floor": ("floor", {"writer": "spark"}),
+    # the same with giql-spark's Parquet writer (Session.write's), and giql with Spark's
+    "giql floor": ("floor", {"writer": "giql"}),
+    "giql auto spark-writer": ("giql", {"writer": "spark"}),
 }
 PEERS = ("polars-bio", "pyranges", "bioframe")
 # ops: the join's pair count, its pairs written, and two per-row operations written to Parquet
@@ -265,7 +270,7 @@ def per_row_totals(d: dict) -> str:
     for op, column in PER_ROW.items():
         got = {(r["rows"], r.get("total")) for n, c in d["contenders"].items() for r in c["runs"]
                if r["op"] == op and r.get("rows") is not None
-               and n != "spark floor"}  # the floor writes a constant, not the op's answer
+               and SPARK.get(n, ("",))[0] != "floor"}  # a floor writes a constant, not the op's answer
         if len(got) == 1:
             rows, total = got.pop()
             out.append(f"{op}: {rows:,} rows, `{column}` summing to {total:,}, the same for every contender")
@@ -277,7 +282,7 @@ def per_row_totals(d: dict) -> str:
 def pair_counts(d: dict) -> str:
     """Whether every contender that finished found the same pairs."""
     counts = {r["rows"] for n, c in d["contenders"].items() for r in c["runs"]
-              if r.get("rows") is not None and n != "spark floor"  # the floor counts rows read, not pairs
+              if r.get("rows") is not None and SPARK.get(n, ("",))[0] != "floor"  # a floor counts rows read, not pairs
               and r["op"] in JOIN_OPS}
     return (f"{counts.pop():,}, the same for every contender and op that finished" if len(counts) == 1
             else f"**MISMATCH**: {sorted(counts)}" if counts else "none finished")

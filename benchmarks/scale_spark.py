@@ -14,12 +14,15 @@ A first line gives the versions. Kinds:
   ``l`` and ``r``, the GIQL query (count, or the pairs written to Parquet), or
   ``gs.count_overlaps`` / ``gs.coverage`` of the two tables written to Parquet
   (``total``: the sum of the count / coverage column, read after the timer);
+  results are written with ``Session.write``, as the README writes them (giql-spark's
+  Parquet writer); ``writer: spark`` (``spark.giql.parquet.writer``) writes with Spark's;
 - ``sql``: hand-written binned Spark SQL (10 kb bins, the canonical-bin
   condition, no DISTINCT), over the same files;
 - ``floor``: both sides read and aggregated (COUNT and MAX of start and end),
   the least any Spark join of them costs; for a per-row op, the left table read
   and written to Parquet with the op's column added as a constant: the least
-  any Spark operation that writes one row per left row costs, before any join.
+  any Spark operation that writes one row per left row costs, before any join
+  (``writer: giql``: written by giql-spark's Parquet writer instead of Spark's).
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ BIN10K_PAIRS = "a.chrom, a.start, a.`end`, b.start AS start_, b.`end` AS end_"
 def one(spark, cfg: dict, op: str, left: str, right: str, outdir: Path):
     import giql_spark as gs
 
-    kind, params = cfg["kind"], cfg["params"]
+    kind, params = cfg["kind"], dict(cfg["params"])
+    writer = params.pop("writer", "giql")
+    spark.conf.set("spark.giql.parquet.writer", writer)
     if kind == "giql":
         s = gs.Session(spark, **{k: v for k, v in params.items() if v is not None})
         s.register("l", left)
@@ -54,15 +59,18 @@ def one(spark, cfg: dict, op: str, left: str, right: str, outdir: Path):
         if op == "count":
             return s.sql(GIQL_COUNT).collect()[0][0]
         if op in PER_ROW:  # gs.count_overlaps / gs.coverage over the registered tables, as a user calls them
-            getattr(gs, op)(s.table("l"), s.table("r")).write.mode("overwrite").parquet(str(outdir))
+            s.write(getattr(gs, op)(s.table("l"), s.table("r")), str(outdir), format="parquet", mode="overwrite")
             return None
-        s.sql(PAIRS).write.mode("overwrite").parquet(str(outdir))
+        s.write(s.sql(PAIRS), str(outdir), format="parquet", mode="overwrite")
         return None
     if op in PER_ROW and kind == "floor":
         from pyspark.sql import functions as F
 
-        spark.read.parquet(left).withColumn(PER_ROW[op], F.lit(0).cast("long")) \
-            .write.mode("overwrite").parquet(str(outdir))
+        floor = spark.read.parquet(left).withColumn(PER_ROW[op], F.lit(0).cast("long"))
+        if writer == "giql":
+            floor.write.format("giql-parquet").mode("overwrite").save(str(outdir))
+        else:
+            floor.write.mode("overwrite").parquet(str(outdir))
         return None
     if op in PER_ROW:
         raise ValueError(f"{op} is an operation of giql-spark's DataFrame API only")

@@ -22,6 +22,9 @@ from .language.plan import Plan, plan
 from .planner.stats import sides_stats
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: 'giql' (the default): Session.write writes Parquet with giql-spark's own writer where it can;
+#: 'spark': always with Spark's.
+PARQUET_WRITER_CONF = "spark.giql.parquet.writer"
 
 
 def _default_driver_memory() -> str:
@@ -290,7 +293,10 @@ class Session:
         those (a select, a query result) carries no convention: pass it.
         ``partition_by_chrom`` writes Parquet as one folder per chromosome;
         ``single_file`` writes BED/TSV/CSV as one plain file instead of a
-        Spark directory; ``mode`` is Spark's save mode.
+        Spark directory; ``mode`` is Spark's save mode. Parquet is written by
+        giql-spark's own writer (the data source ``giql-parquet``) where it
+        can write the columns, else by Spark's; ``spark.giql.parquet.writer``
+        = ``spark`` always uses Spark's.
         """
         from .io import conventions, write_path
 
@@ -308,10 +314,19 @@ class Session:
             raise GiqlSparkError(f"write: data must be a DataFrame or a table name, got {type(data).__name__}")
         write_path(
             df, os.fspath(path), format, partition_by_chrom=partition_by_chrom, single_file=single_file,
+            parquet_writer=self._parquet_writer(),
             mode=mode, chrom_col=seen.chrom_col, start_col=seen.start_col, end_col=seen.end_col,
             coordinate_system=coordinate_system or seen.coordinate_system,
             interval_type=interval_type or seen.interval_type,
         )
+
+    def _parquet_writer(self) -> str:
+        """'giql' when this session has giql-spark's Parquet writer and is not told to use Spark's."""
+        from . import jvm
+
+        if (self.spark.conf.get(PARQUET_WRITER_CONF, "giql") or "giql").lower() != "giql":
+            return "spark"
+        return "giql" if jvm.available(self.spark)[0] else "spark"
 
     def table(self, name: str) -> DataFrame:
         """The DataFrame registered as ``name``."""

