@@ -95,26 +95,22 @@ final class Chunk {
     return c;
   }
 
-  long compressedSize() {
-    return compressed;
-  }
-
-  long uncompressedSize() {
-    return uncompressed;
-  }
-
   /**
    * Appends {@code n} values of {@code bitWidth} bits as Parquet's RLE/bit-packed hybrid: runs of
    * one value as a run, the rest packed eight at a time (parquet-mr's own encoder).
    */
   static void hybrid(Bytes to, int[] values, int from, int n, int bitWidth) throws IOException {
-    try (RunLengthBitPackingHybridEncoder enc = new RunLengthBitPackingHybridEncoder(
-        Math.max(1, bitWidth), 1 << 12, 1 << 20, HeapByteBufferAllocator.getInstance())) {
+    // Not try-with-resources: the encoder is AutoCloseable only from parquet 1.14 (Spark 4).
+    RunLengthBitPackingHybridEncoder enc = new RunLengthBitPackingHybridEncoder(
+        Math.max(1, bitWidth), 1 << 12, 1 << 20, HeapByteBufferAllocator.getInstance());
+    try {
       for (int i = from; i < from + n; i++) {
         enc.writeInt(values[i]);
       }
       byte[] b = enc.toBytes().toByteArray();
       to.put(b, 0, b.length);
+    } finally {
+      enc.close();
     }
   }
 }

@@ -114,7 +114,7 @@ public final class ParquetSink implements TableProvider, DataSourceRegister {
           session.conf().get("spark.sql.parquet.compression.codec", "snappy"));
       Codec.of(codec);  // refuses an unknown codec on the driver
       SinkSpec spec = new SinkSpec(path, UUID.randomUUID().toString(), info.schema(), codec,
-          o.getOrDefault("createdBy", "giql-spark version unknown"),
+          o.getOrDefault("createdBy", "giql-spark version unknown"), session.version(),
           new SerializableConfiguration(session.sessionState().newHadoopConf()));
       boolean t = truncate;
       String ifExists = o.getOrDefault("ifExists", "append");

@@ -31,6 +31,7 @@ final class PartWriter implements DataWriter<InternalRow> {
   static final long GROUP_BYTES = 128L << 20;
   /** Spark reads its own types back from this footer key (as its own writer sets it). */
   static final String SPARK_SCHEMA_KEY = "org.apache.spark.sql.parquet.row.metadata";
+  static final String SPARK_VERSION_KEY = "org.apache.spark.version";
   private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
 
   private final SinkSpec spec;
@@ -138,9 +139,14 @@ final class PartWriter implements DataWriter<InternalRow> {
       orders.add(ColumnOrder.TYPE_ORDER(new TypeDefinedOrder()));
     }
     md.setColumn_orders(orders);
-    KeyValue kv = new KeyValue(SPARK_SCHEMA_KEY);
-    kv.setValue(spec.schema.json());
-    md.setKey_value_metadata(List.of(kv));
+    KeyValue sparkSchema = new KeyValue(SPARK_SCHEMA_KEY);
+    sparkSchema.setValue(spec.schema.json());
+    // Written by this Spark, with no legacy-calendar key: dates are read back as they were
+    // written, in the proleptic Gregorian calendar (Spark 3.5 refuses ancient dates of a file
+    // that does not say which Spark wrote it).
+    KeyValue version = new KeyValue(SPARK_VERSION_KEY);
+    version.setValue(spec.sparkVersion);
+    md.setKey_value_metadata(List.of(sparkSchema, version));
     long start = out.pos;
     Util.writeFileMetaData(md, out);
     int len = (int) (out.pos - start);

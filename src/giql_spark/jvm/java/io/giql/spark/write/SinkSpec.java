@@ -19,15 +19,17 @@ final class SinkSpec implements DataWriterFactory {
   final StructType schema;
   final String codecName;
   final String createdBy;
+  final String sparkVersion;
   final SerializableConfiguration conf;
 
   SinkSpec(String dir, String job, StructType schema, String codecName, String createdBy,
-      SerializableConfiguration conf) {
+      String sparkVersion, SerializableConfiguration conf) {
     this.dir = dir;
     this.job = job;
     this.schema = schema;
     this.codecName = codecName;
     this.createdBy = createdBy;
+    this.sparkVersion = sparkVersion;
     this.conf = conf;
   }
 
