@@ -83,6 +83,12 @@ def test_query_output_parquet(spark, tmp_path, join_count):
     rows = back.collect()
     assert len(rows) == join_count
     assert len(rows) > 0 and all(r.gene.startswith("GENE") for r in rows)
+    # written as Session.write writes Parquet: by giql-spark's writer
+    import pyarrow.parquet as pq
+
+    assert all(pq.ParquetFile(f).metadata.created_by.startswith("giql-spark") for f in out.glob("*.parquet"))
+    assert main(["query", JOIN, *TABLES, "--output", str(out), "--strategy", "naive", "--overwrite"]) == 0
+    assert spark.read.parquet(str(out)).count() == join_count
 
 
 def test_explain(capsys):

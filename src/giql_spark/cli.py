@@ -245,8 +245,9 @@ def _output_kind(path: str, overwrite: bool) -> str:
     return kind
 
 
-def _write_output(df, path: str, kind: str) -> None:
-    """Write ``df`` to ``path``: Parquet (a directory), or one .tsv/.csv file with a header row.
+def _write_output(session, df, path: str, kind: str) -> None:
+    """Write ``df`` to ``path``: Parquet (a directory, by ``Session.write``: giql-spark's Parquet
+    writer where it can), or one .tsv/.csv file with a header row.
 
     An existing ``path`` is replaced (``_output_kind`` has already refused it
     unless --overwrite was given). Repeated column names get a suffix
@@ -258,7 +259,7 @@ def _write_output(df, path: str, kind: str) -> None:
     if kind == "parquet":
         if os.path.lexists(path):
             _remove(path)
-        df.write.parquet(path)
+        session.write(df, path, format="parquet")
         return
     parent = os.path.dirname(os.path.abspath(path))
     # Spark writes a directory of part files; write one part next to the
@@ -347,7 +348,7 @@ def _cmd_query(args, tables) -> int:
         _register_tables(session, tables)
         df = session.sql(args.giql)
         if kind:
-            _write_output(df, args.output, kind)
+            _write_output(session, df, args.output, kind)
         else:
             rows = df.limit(args.limit + 1).collect()
             total = df.count() if len(rows) > args.limit else len(rows)
