@@ -299,6 +299,7 @@ class Session:
         = ``spark`` always uses Spark's.
         """
         from .io import conventions, write_path
+        from .io.writers import write_format
 
         if isinstance(data, str):
             df = self.table(data)  # raises for an unknown table
@@ -314,7 +315,8 @@ class Session:
             raise GiqlSparkError(f"write: data must be a DataFrame or a table name, got {type(data).__name__}")
         write_path(
             df, os.fspath(path), format, partition_by_chrom=partition_by_chrom, single_file=single_file,
-            parquet_writer=self._parquet_writer(),
+            # asked only for Parquet: the check may plan a probe join on a session without the jar
+            parquet_writer=self._parquet_writer() if write_format(os.fspath(path), format) == "parquet" else "spark",
             mode=mode, chrom_col=seen.chrom_col, start_col=seen.start_col, end_col=seen.end_col,
             coordinate_system=coordinate_system or seen.coordinate_system,
             interval_type=interval_type or seen.interval_type,

@@ -87,9 +87,7 @@ final class Chunk {
     if (dictionaryOffset >= 0) {
       md.setDictionary_page_offset(dictionaryOffset);
     }
-    if (stats != null) {
-      md.setStatistics(stats);
-    }
+    md.setStatistics(stats);
     ColumnChunk c = new ColumnChunk(start);
     c.setMeta_data(md);
     return c;
