@@ -233,3 +233,53 @@ def test_per_row_results_written(spark, tmp_path):
     s.write(res, str(tmp_path / "counts.parquet"))
     assert _written_by_giql(tmp_path / "counts.parquet")
     assert sorted(spark.read.parquet(str(tmp_path / "counts.parquet")).collect()) == sorted(res.collect())
+
+
+def test_per_row_names_off_dictionary_and_plain_pages(spark, tmp_path):
+    """gs.coverage by the merge over Parquet tables whose name column is dictionary-encoded in
+    the first part of each row group and PLAIN after it (a dictionary page that overflows), with
+    NULL, empty and non-ASCII names: the operator copies each name off the scan's vectors, the
+    writer reads it off the row, and every name and coverage reads back, against an oracle."""
+    if REMOTE:
+        pytest.skip("the Parquet inputs are local files")
+    import numpy as np
+    import pyarrow as pa
+
+    def table(n, seed, named):
+        rng = np.random.default_rng(seed)
+        chrom = np.where(np.arange(n) < n // 2, "chr1", "chr2")
+        start = rng.integers(0, 50_000, n)
+        t = {"chrom": chrom, "start": start, "end": start + rng.integers(0, 400, n)}
+        if named:
+            t["name"] = [None if i % 97 == 0 else "" if i % 89 == 0 else f"ü{i}-" + "x" * (i % 40)
+                         for i in range(n)]
+        t = pa.table(t)
+        return t.take(np.lexsort((t["start"].to_numpy(), t["chrom"].to_numpy(zero_copy_only=False))))
+
+    left, right = table(3000, 1, True), table(2000, 2, False)
+    # a small dictionary page: each row group's names overflow it and go on in PLAIN pages
+    pq.write_table(left, tmp_path / "l.parquet", row_group_size=1000, dictionary_pagesize_limit=8_000,
+                   write_batch_size=64, data_page_size=2_000)
+    pq.write_table(right, tmp_path / "r.parquet", row_group_size=500)
+    s = gs.Session(spark)
+    s.register("l", str(tmp_path / "l.parquet"))
+    s.register("r", str(tmp_path / "r.parquet"))
+    res = gs.coverage(s.table("l"), s.table("r"))
+    assert "MergeIntervalJoin" in res._jdf.queryExecution().executedPlan().toString()
+    s.write(res, str(tmp_path / "cov.parquet"))
+    assert _written_by_giql(tmp_path / "cov.parquet")
+    got = sorted((r["chrom"], r["start"], r["end"], r["name"] or "", r["name"] is None, r["coverage"])
+                 for r in pq.read_table(str(tmp_path / "cov.parquet")).to_pylist())
+    # the oracle: each chromosome's covered bases as a prefix sum
+    prefix = {}
+    for c in ("chr1", "chr2"):
+        mask = np.zeros(51_000, dtype=np.int64)
+        for r in right.to_pylist():
+            if r["chrom"] == c:
+                mask[r["start"]:r["end"]] = 1
+        prefix[c] = np.concatenate([[0], np.cumsum(mask)])
+    want = sorted((r["chrom"], r["start"], r["end"], r["name"] or "", r["name"] is None,
+                   int(prefix[r["chrom"]][r["end"]] - prefix[r["chrom"]][r["start"]]))
+                  for r in left.to_pylist())
+    assert got == want
+    assert sum(w[5] for w in want) > 0 and any(w[4] for w in want) and any(w[3] == "" and not w[4] for w in want)

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
@@ -21,6 +22,8 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.array.ByteArrayMethods;
 import org.apache.spark.unsafe.types.UTF8String;
 
 import io.giql.spark.compat.Scala;
@@ -55,6 +58,7 @@ public final class VectorRow {
   private final WritableColumnVector[] ids;  // a string column's dictionary ids, or null
   private final int[] lastId;
   private final UTF8String[] lastString;
+  private final byte[][] heap;  // a plain string column's bytes on the heap, or null
 
   private VectorRow(int[] ordinals, int[] kinds) {
     this.ordinals = ordinals;
@@ -64,6 +68,7 @@ public final class VectorRow {
     this.ids = new WritableColumnVector[ordinals.length];
     this.lastId = new int[ordinals.length];
     this.lastString = new UTF8String[ordinals.length];
+    this.heap = new byte[ordinals.length][];
   }
 
   /** The writer for {@code project} (expressions over the scan row), or null when a column is not a plain scan column it can write. */
@@ -127,9 +132,15 @@ public final class VectorRow {
       ids[i] = null;
       lastId[i] = -1;
       lastString[i] = null;
+      heap[i] = null;
       if (kinds[i] == STRING && vecs[i] instanceof WritableColumnVector) {
         WritableColumnVector w = (WritableColumnVector) vecs[i];
-        if (w.hasDictionary()) ids[i] = w.getDictionaryIds();
+        if (w.hasDictionary()) {
+          ids[i] = w.getDictionaryIds();
+        } else if (w.arrayData() instanceof OnHeapColumnVector) {
+          // the batch's string bytes, read in place rather than wrapped in a UTF8String per row
+          heap[i] = w.arrayData().getByteBuffer(0, 0).array();
+        }
       }
     }
   }
@@ -161,10 +172,42 @@ public final class VectorRow {
         case DOUBLE: writer.write(i, v.getDouble(row)); break;
         case FLOAT: writer.write(i, v.getFloat(row)); break;
         case BOOLEAN: writer.write(i, v.getBoolean(row)); break;
-        default: writer.write(i, string(i, v, row));
+        default:
+          if (heap[i] != null) {
+            WritableColumnVector w = (WritableColumnVector) v;
+            putBytes(i, heap[i], w.getArrayOffset(row), w.getArrayLength(row));
+          } else {
+            putString(i, string(i, v, row));
+          }
       }
     }
     return writer.getRow();
+  }
+
+  /**
+   * {@code writer.write(i, s)} with the bytes moved by {@code System.arraycopy}: Spark's writer
+   * copies through {@code Unsafe.copyMemory}, a call into the VM per string (9% of a 10M-row
+   * coverage written to Parquet in a profile), where arraycopy is compiled inline.
+   */
+  private void putString(int i, UTF8String s) {
+    Object base = s.getBaseObject();
+    if (base instanceof byte[]) {
+      putBytes(i, (byte[]) base, (int) (s.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET), s.numBytes());
+    } else {
+      writer.write(i, s);
+    }
+  }
+
+  private void putBytes(int i, byte[] base, int off, int n) {
+    int rounded = ByteArrayMethods.roundNumberOfBytesToNearestWord(n);
+    writer.grow(rounded);
+    byte[] buf = writer.getBuffer();
+    int at = writer.cursor();
+    if (rounded > n) Platform.putLong(buf, at + rounded - 8, 0L);  // the padding reads as zeros
+    System.arraycopy(base, off, buf, at - Platform.BYTE_ARRAY_OFFSET, n);
+    // a top-level row's offsets count from the buffer's first byte
+    writer.write(i, ((long) (at - Platform.BYTE_ARRAY_OFFSET) << 32) | n);
+    writer.increaseCursor(rounded);
   }
 
   private UTF8String string(int i, ColumnVector v, int row) {

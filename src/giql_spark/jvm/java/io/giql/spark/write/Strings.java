@@ -13,6 +13,7 @@ import org.apache.parquet.format.Statistics;
 import org.apache.parquet.format.StringType;
 import org.apache.parquet.format.Type;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -30,8 +31,9 @@ final class Strings extends Column {
   static final int MAX_STAT = 4096;
 
   private final HashMap<UTF8String, Integer> ids = new HashMap<>();
-  private final List<Entry> entries = new ArrayList<>();
-  private UTF8String last;
+  private final List<byte[]> entries = new ArrayList<>();
+  /** The value of the row before, in the dictionary; null: none yet in this group. */
+  private byte[] lastBytes;
   private int lastId;
   private int dictionaryBytes;
   private int[] id = new int[0];
@@ -70,46 +72,62 @@ final class Strings extends Column {
 
   @Override
   void set(InternalRow row, int ord, int at) {
+    if (row instanceof UnsafeRow && ((UnsafeRow) row).getBaseObject() instanceof byte[]) {
+      // the bytes read where they lie: a UTF8String per row and column was a tenth of a 10M-row
+      // coverage written, in a profile
+      UnsafeRow u = (UnsafeRow) row;
+      long offsetAndSize = u.getLong(ord);
+      int off = (int) (u.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET + (offsetAndSize >> 32));
+      put((byte[]) u.getBaseObject(), off, (int) offsetAndSize, at);
+      return;
+    }
     UTF8String s = row.getUTF8String(ord);
+    Object base = s.getBaseObject();
+    if (base instanceof byte[]) {
+      put((byte[]) base, (int) (s.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET), s.numBytes(), at);
+    } else {
+      byte[] b = s.getBytes();
+      put(b, 0, b.length, at);
+    }
+  }
+
+  /** Row {@code at}'s value: {@code n} bytes of {@code base} from {@code off}. */
+  private void put(byte[] base, int off, int n, int at) {
     if (!plain) {
       // A sorted table's chromosome column repeats one value row after row: compare with the
       // last one before hashing.
-      if (last != null && last.equals(s)) {
+      if (lastBytes != null && n == lastBytes.length
+          && Arrays.equals(base, off, off + n, lastBytes, 0, n)) {
         id[at] = lastId;
         return;
       }
+      UTF8String s = UTF8String.fromBytes(base, off, n);
       Integer known = ids.get(s);
       if (known != null) {
         id[at] = known;
         lastId = known;
-        last = entries.get(known).key;
+        lastBytes = entries.get(known);
         return;
       }
       // A group whose first rows are mostly distinct (a name per row) goes PLAIN at once.
       boolean distinct = at >= DISTINCT_AFTER && entries.size() * 2 > at;
-      if (!distinct && entries.size() < MAX_ENTRIES && dictionaryBytes + s.numBytes() + 4 <= MAX_DICTIONARY) {
+      if (!distinct && entries.size() < MAX_ENTRIES && dictionaryBytes + n + 4 <= MAX_DICTIONARY) {
         int next = entries.size();
-        UTF8String key = s.copy();
-        ids.put(key, next);
-        entries.add(new Entry(key, key.getBytes()));
-        last = key;
+        byte[] bytes = Arrays.copyOfRange(base, off, off + n);
+        ids.put(UTF8String.fromBytes(bytes), next);
+        entries.add(bytes);
+        lastBytes = bytes;
         lastId = next;
-        dictionaryBytes += s.numBytes() + 4;
+        dictionaryBytes += n + 4;
         id[at] = next;
         return;
       }
       toPlain(at);
     }
-    int n = s.numBytes();
     data.reserve(n);
-    Object base = s.getBaseObject();
-    if (base instanceof byte[]) {
-      // UTF8String.writeToMemory goes through Unsafe.copyMemory, a call into the VM per string
-      // (28% of a write of 10M rows' names in a profile); arraycopy is compiled inline.
-      System.arraycopy(base, (int) (s.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET), data.buf, data.len, n);
-    } else {
-      s.writeToMemory(data.buf, Platform.BYTE_ARRAY_OFFSET + data.len);
-    }
+    // arraycopy, not UTF8String.writeToMemory: that goes through Unsafe.copyMemory, a call into
+    // the VM per string (28% of a write of 10M rows' names in a profile)
+    System.arraycopy(base, off, data.buf, data.len, n);
     data.len += n;
     offsets[at + 1] = data.len;
   }
@@ -130,7 +148,7 @@ final class Strings extends Column {
     data.clear();
     for (int i = 0; i < at; i++) {
       if (!isNull(i)) {
-        byte[] b = entries.get(id[i]).bytes;
+        byte[] b = entries.get(id[i]);
         data.put(b, 0, b.length);
       }
       offsets[i + 1] = data.len;
@@ -143,7 +161,7 @@ final class Strings extends Column {
     plain = false;
     ids.clear();
     entries.clear();
-    last = null;
+    lastBytes = null;
     dictionaryBytes = 0;
     data.clear();
   }
@@ -171,8 +189,7 @@ final class Strings extends Column {
       return;  // nothing in a dictionary: PLAIN pages
     }
     Bytes dict = new Bytes(dictionaryBytes);
-    for (Entry e : entries) {
-      byte[] b = e.bytes;
+    for (byte[] b : entries) {
       dict.putInt(b.length);
       dict.put(b, 0, b.length);
     }
@@ -218,8 +235,7 @@ final class Strings extends Column {
     byte[] lo = null, hi = null;
     int loOff = 0, loLen = 0, hiOff = 0, hiLen = 0;
     if (!plain) {
-      for (Entry e : entries) {
-        byte[] b = e.bytes;
+      for (byte[] b : entries) {
         if (lo == null || Arrays.compareUnsigned(b, lo) < 0) {
           lo = b;
         }
@@ -250,17 +266,6 @@ final class Strings extends Column {
     if (loLen <= MAX_STAT && hiLen <= MAX_STAT) {
       s.setMin_value(Arrays.copyOfRange(lo, loOff, loOff + loLen));
       s.setMax_value(Arrays.copyOfRange(hi, hiOff, hiOff + hiLen));
-    }
-  }
-
-  /** A dictionary value: the key it is found by, and its bytes. */
-  private static final class Entry {
-    final UTF8String key;
-    final byte[] bytes;
-
-    Entry(UTF8String key, byte[] bytes) {
-      this.key = key;
-      this.bytes = bytes;
     }
   }
 }
