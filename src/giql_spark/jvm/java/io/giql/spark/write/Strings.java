@@ -73,8 +73,8 @@ final class Strings extends Column {
   @Override
   void set(InternalRow row, int ord, int at) {
     if (row instanceof UnsafeRow && ((UnsafeRow) row).getBaseObject() instanceof byte[]) {
-      // the bytes read where they lie: a UTF8String per row and column was a tenth of a 10M-row
-      // coverage written, in a profile
+      // the bytes read where they lie, with no UTF8String per row and column (see VectorRow's
+      // putString for what the two together measured)
       UnsafeRow u = (UnsafeRow) row;
       long offsetAndSize = u.getLong(ord);
       int off = (int) (u.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET + (offsetAndSize >> 32));
