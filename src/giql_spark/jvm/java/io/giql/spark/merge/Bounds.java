@@ -148,6 +148,20 @@ final class Bounds {
     return false;
   }
 
+  /**
+   * Whether {@code e} has a value in every row of the group: it has one wherever its columns do,
+   * and the footer counts no NULL in any of them.
+   */
+  private boolean present(Expression e, ParquetLayout.RowGroup g) {
+    if (!valued(e) || g.colNoNull == null) return false;
+    for (Object a : Scala.list(e.references().toSeq())) {
+      String name = ((org.apache.spark.sql.catalyst.expressions.Attribute) a).name();
+      int i = java.util.Arrays.asList(columns).indexOf(name);
+      if (i < 0 || !g.colNoNull[i]) return false;
+    }
+    return true;
+  }
+
   /** {@link #group} of a row group whose rows all have NULL bounds (they match nothing). */
   static final long[] EMPTY = {Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE};
 
@@ -243,20 +257,39 @@ final class Bounds {
       }
       if (terms == null) return null;
       // any term's value (a NULL term skipped): the hull of the terms' bounds; a NULL literal
-      // contributes no value
+      // contributes no value. Where every term has a value in every row of the group, least
+      // and greatest are tighter: least(x, y) is at most the lesser of their greatest values
+      // (a hull [least(start, end), greatest(start, end)] would otherwise give a group's
+      // greatest lo as its greatest end, and a range starting at the next group's first lo
+      // would read this group too).
+      boolean tight = e instanceof Least || e instanceof Greatest;
       long mn = Long.MAX_VALUE;
       long mx = Long.MIN_VALUE;
+      long lowMax = Long.MAX_VALUE; // least: the lesser of the terms' greatest values
+      long highMin = Long.MIN_VALUE; // greatest: the greater of the terms' least values
       boolean any = false;
       for (Expression t : terms) {
-        if (t instanceof Literal && ((Literal) t).value() == null) continue;
+        if (t instanceof Literal && ((Literal) t).value() == null) {
+          tight = false;
+          continue;
+        }
         long[] b = eval(t, g);
         if (b == null) return null;
-        if (b == NONE) continue;
+        if (b == NONE) {
+          tight = false;
+          continue;
+        }
+        tight &= present(t, g);
         mn = Math.min(mn, b[0]);
         mx = Math.max(mx, b[1]);
+        lowMax = Math.min(lowMax, b[1]);
+        highMin = Math.max(highMin, b[0]);
         any = true;
       }
-      return any ? new long[] {mn, mx} : NONE;
+      if (!any) return NONE;
+      if (tight && e instanceof Least) return new long[] {mn, lowMax};
+      if (tight && e instanceof Greatest) return new long[] {highMin, mx};
+      return new long[] {mn, mx};
     } catch (ArithmeticException overflow) {
       return null;
     }
