@@ -600,6 +600,41 @@ def test_tasks_are_equal_runs_across_chromosome_ends(jspark, tmp_path, tasks):
         jspark.conf.unset("spark.giql.merge.tasks")
 
 
+@pytest.mark.parametrize("tasks", [24, 32, 40])
+def test_tasks_cut_where_row_groups_end(jspark, tmp_path, tasks):
+    """A task decodes every row group it reads, kept rows or not, so the cut weighs the row
+    groups it decodes as well as the rows it keeps: with a task's share about one row group (960
+    rows a side in groups of 25, 24-40 tasks), the largest task's cost with its decoded row
+    groups is less than when the cut weighs the kept rows alone
+    (``spark.giql.merge.decodedWeight`` 0), and no more than twice the mean. The answers are the
+    oracle's either way."""
+    rows = []
+    for seed in (91, 92):
+        part = gen(seed, 960, chroms=["c1", "c2"], span=40_000, null_rate=0.0, reversed_rate=0.0)
+        rows.append(sort_rows(part, ["c1", "c2"]))
+    load(jspark, tmp_path, rows[0], rows[1], row_groups=(25, 25), files=(1, 1))
+    jspark.conf.set("spark.giql.merge.tasks", str(tasks))
+    largest = {}
+    try:
+        for weight in ("0", None):
+            if weight is None:
+                jspark.conf.unset("spark.giql.merge.decodedWeight")
+            else:
+                jspark.conf.set("spark.giql.merge.decodedWeight", weight)
+            run_both(jspark, "inner", residual="a.s < b.e AND b.s < a.e")
+            fast, _ = run_both(jspark, "left", select="count(*)")
+            plan = fast._jdf.queryExecution().executedPlan().toString()
+            found = re.search(r"(\d+) tasks, .*the largest task ([\d.]+)% of the cost with the "
+                              r"row groups it decodes", plan)
+            assert found and "ranges of a key" in plan, plan
+            largest[weight] = float(found.group(2))
+            assert largest[weight] <= 2 * 100 / int(found.group(1)), plan
+        assert largest[None] < largest["0"], largest
+    finally:
+        jspark.conf.unset("spark.giql.merge.tasks")
+        jspark.conf.unset("spark.giql.merge.decodedWeight")
+
+
 def dense_and_sparse(seed: int, n: int) -> list[dict]:
     """``n`` rows on each of c1 (on 2,000 positions) and c2 (on 200,000), widths 1-60: a c1 row
     meets about a hundred times the pairs of a c2 row."""

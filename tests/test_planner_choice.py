@@ -284,11 +284,12 @@ def test_k_nearest_takes_the_cheaper_of_the_merge_and_the_broadcast():
 
 def test_on_a_cluster_the_plan_with_the_smallest_makespan_wins():
     """Each estimate on many cores is its makespan: the longest task bounds it. The merge cuts
-    a busy chromosome into ranges of positions, as finely as the files' row groups allow (a range
-    reads whole row groups), and pays for the rows its ranges read again."""
+    a busy chromosome into ranges of positions and pays for the row groups its ranges decode
+    again: a range decodes whole row groups, so the files' row groups bound how short a task
+    can be."""
     from dataclasses import replace
 
-    from giql_spark.planner.cost import RANGES_PER_GROUP, Cluster
+    from giql_spark.planner.cost import Cluster
 
     stats = side(100_000_000, uniform_widths()), side(100_000_000, uniform_widths(seed=1))
     chosen = {}
@@ -310,20 +311,21 @@ def test_on_a_cluster_the_plan_with_the_smallest_makespan_wins():
     assert best.tasks > 64 and best.seconds <= merge.seconds
     text = best.describe()
     assert f"{best.tasks:,} tasks" in text and "at 256 cores" in text
-    # one row group per side: at most RANGES_PER_GROUP ranges of a chromosome, so chr1's
-    # ranges bound the merge again
+    # one row group per side: every range decodes a whole side, so the merge's longest task
+    # is that much longer, however many cores
     coarse = [replace(s, row_groups=1) for s in stats]
     one = choose(node(), {"_cluster": Cluster(256)}, *coarse, DEFAULT, {})
     m1 = next(e for e in one.estimates if e.strategy == "jvm_merge")
-    assert m1.longest >= chr1 / RANGES_PER_GROUP * 0.9
+    assert m1.longest * m1.work > 10 * merge.longest * merge.work
+    assert m1.seconds > merge.seconds
 
 
 def test_the_merge_tasks_are_cut_by_work_pairs_included():
-    """The merge's tasks are equal in work, a chromosome's pairs included (as its planner cuts
-    them): equal rows on a dense and a sparse chromosome put the dense one's ranges at most of
-    the work, and where its row groups bound how finely it is cut, its longest range is that
-    much heavier than a cut by rows alone would say."""
-    from giql_spark.planner.cost import RANGES_PER_GROUP, Cluster, Shape, merge_pair_weight, merge_ranges
+    """The merge's tasks are equal in cost, a chromosome's pairs included (as its planner cuts
+    them), and no task costs less than decoding a row group a side: equal rows on a dense and a
+    sparse chromosome, whose pairs outweigh the row groups' rows, give tasks of an equal share;
+    cut by rows alone, a task's share of the rows is smaller than the row group it decodes."""
+    from giql_spark.planner.cost import DECODED_ROW, DECODED_SHARE, Cluster, Shape, merge_pair_weight, merge_ranges
 
     rows = np.array([1e6, 1e6])
     widths = np.full(100, 1000.0)
@@ -334,12 +336,12 @@ def test_the_merge_tasks_are_cut_by_work_pairs_included():
     pairs = rows * rows * np.minimum(1.0, 2000.0 / sh.chrom_extent)
     work = rows * 2 + merge_pair_weight(sh, DEFAULTS) * pairs
     assert merge_pair_weight(sh, DEFAULTS) == DEFAULTS["per_row_pair"] / DEFAULTS["jvm_merge_row"]
-    cap = RANGES_PER_GROUP * 4  # four left row groups a chromosome
+    assert DECODED_ROW * 500_000 < work.sum() / 64  # a row group a side is less than a share
     tasks, longest, _ = merge_ranges(sh, Cluster(64), DEFAULTS)
-    assert longest == pytest.approx(work[0] / cap / work.sum())
-    by_rows = merge_ranges(sh, Cluster(64))[1]
-    assert by_rows == pytest.approx(0.5 / cap) and longest > 1.8 * by_rows
-    # enough cores for the dense one only: it takes nearly all of them
+    assert tasks == 64 and longest == pytest.approx(1 / 64)
+    # by rows alone a share is 62,500 rows, and a range still decodes 250,000 a side
+    tasks_rows, by_rows, reread = merge_ranges(sh, Cluster(64))
+    assert by_rows == pytest.approx(DECODED_SHARE * 500_000 / (4e6 + reread)) and by_rows > 1.25 / 64
     tasks8, longest8, _ = merge_ranges(sh, Cluster(8), DEFAULTS)
     assert longest8 == pytest.approx(1 / tasks8, rel=0.2) and tasks8 >= 7
 

@@ -235,11 +235,11 @@ def layout(est: Estimate, sh: Shape, cl: Cluster, c: dict) -> tuple[int, float, 
     return tasks, max(1.0 / tasks, _densest(sh, size)), 0.0
 
 
-#: As the merge join's planner (``merge/Ranges.java``): a chromosome is cut where a task boundary
-#: falls inside it, into at most this many ranges per left row group it spans...
-RANGES_PER_GROUP = 4
-#: ...and not where the boundary is within this share of a task of the chromosome's end.
-RANGES_EDGE = 0.1
+#: As the merge join's planner (``merge/Balance.java``): a row of a row group a task reads
+#: weighs this much of a row it keeps, since a range ending inside a row group decodes all of it.
+DECODED_ROW = 1.5
+#: A row only decoded, as a share of a merge row (decoded and kept).
+DECODED_SHARE = DECODED_ROW / (1 + DECODED_ROW)
 
 
 def merge_pair_weight(sh: Shape, c: dict) -> float:
@@ -251,10 +251,14 @@ def merge_pair_weight(sh: Shape, c: dict) -> float:
 
 def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, float, float]:
     """The merge join's tasks on ``cl`` (one per core, ``spark.giql.merge.tasks``), the longest
-    one's share of the work, and the rows its ranges read again. The tasks are runs of the
-    genome's order equal in work, a chromosome cut into ranges of positions where a run ends
-    inside it; each range reads whole row groups (about one more a side than its own rows fill).
-    A chromosome's work is its rows and, with ``c``, its pairs at :func:`merge_pair_weight`."""
+    one's share of the work, and the work of the rows its ranges decode again (in merge rows,
+    :data:`DECODED_SHARE` of one each). As its planner cuts them
+    (``merge/Balance.java``), the tasks are runs of the genome's order whose cost, the work of the
+    rows they keep plus :data:`DECODED_ROW` per row of the row groups they decode, is as even as
+    it can be: a chromosome is cut into ranges of positions where a run ends inside it, and each
+    range reads whole row groups (about one more a side than its own rows fill), so no task costs
+    less than decoding a row group a side. A chromosome's work is its rows and, with ``c``, its
+    pairs at :func:`merge_pair_weight`."""
     work = sh.chrom_left + sh.chrom_right
     if not len(work):
         return 1, 1.0, 0.0
@@ -265,18 +269,20 @@ def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, fl
     total = max(float(work.sum()), 1.0)
     cores = max(1, cl.cores)
     share = total / cores
-    group = sh.left_group_rows or sh.right_group_rows or DEFAULT_GROUP_ROWS
-    cap = RANGES_PER_GROUP * np.maximum(1.0, np.ceil(sh.chrom_left / group))
+    group_l = sh.left_group_rows or sh.right_group_rows or DEFAULT_GROUP_ROWS
+    group_r = sh.right_group_rows or group_l
     ends = np.cumsum(work)
     starts = ends - work
     boundaries = share * np.arange(1, cores)
     key = np.searchsorted(ends, boundaries, side="right").clip(0, len(work) - 1)
-    inside = (boundaries - starts[key] > RANGES_EDGE * share) & (ends[key] - boundaries > RANGES_EDGE * share)
-    pieces = np.minimum(1.0 + np.bincount(key[inside], minlength=len(work)), cap)
+    inside = (boundaries > starts[key]) & (boundaries < ends[key])
+    pieces = 1.0 + np.bincount(key[inside], minlength=len(work))
     tasks = int(max(1, min(cores, pieces.sum())))
-    longest = max(1.0 / tasks, float((work / cap).max() / total))
-    groups_rows = (sh.left_group_rows or group) + (sh.right_group_rows or group)
-    reread = float(pieces[pieces > 1].sum()) * groups_rows / 2
+    # rows decoded again, in merge rows: a range decodes them but keeps none
+    reread = float(pieces[pieces > 1].sum()) * (group_l + group_r) / 2 * DECODED_SHARE
+    # a range decodes at least a row group a side, kept rows or not
+    floor = DECODED_SHARE * (min(group_l, sh.n_left or group_l) + min(group_r, sh.n_right or group_r))
+    longest = min(1.0, max(1.0 / tasks, floor / (total + reread)))
     return tasks, longest, reread
 
 

@@ -140,6 +140,10 @@ public final class MergePlan implements Serializable {
   final int rightGroups;
   /** A pair's weight of a row in the task cut; 0: the tasks were cut by rows alone. */
   final double pairWeight;
+  /** The most left and the most right row groups one task reads; null: not known. */
+  int[] mostGroups;
+  /** The largest task's share of the cost with the row groups decoded ({@link #decoding}). */
+  double largestCostShare = Double.NaN;
 
   private MergePlan(Unit[][] tasks, long leftRows, long rightRows, int leftGroups,
       int rightGroups, double pairWeight) {
@@ -197,6 +201,10 @@ public final class MergePlan implements Serializable {
         + ", row groups "
         + leftGroups + " + " + rightGroups + ", rows " + leftRows + " + " + rightRows
         + ", byte ranges read " + reads(true) + " + " + reads(false)
+        + (mostGroups == null ? "" : String.format(java.util.Locale.ROOT,
+            ", at most %d + %d row groups read by one task, the largest task %.1f%% of the cost"
+                + " with the row groups it decodes", mostGroups[0], mostGroups[1],
+            100 * largestCostShare))
         + String.format(java.util.Locale.ROOT, ", the largest task %.1f%% of the work",
             100 * largestShare(true))
         + (pairWeight > 0 ? String.format(java.util.Locale.ROOT,
@@ -356,10 +364,11 @@ public final class MergePlan implements Serializable {
    * own (a k-nearest join indexes one unit of the right side at a time, so a unit must not hold
    * more than a key's rows), or with {@code splitKeys} a piece of one that outweighs two tasks'
    * shares ({@link #leftPieces}). {@code pairWeight}: the tasks carry about equal work, a pair
-   * weighing this much of a row ({@link Work}); 0 cuts them by rows alone.
+   * weighing this much of a row ({@link Work}); 0 cuts them by rows alone. {@code decoded}: a
+   * row of a row group a task reads weighs this much of a kept row in the cut ({@link Balance}).
    */
   static MergePlan build(Side l, Side r, boolean leftKeysOnly, int numTasks, boolean keyUnits,
-      boolean splitKeys, double pairWeight) {
+      boolean splitKeys, double pairWeight, double decoded) {
     double c = keyUnits ? 0 : Work.perDensity(l, r, pairWeight);
     List<Object> keys = new ArrayList<>();
     List<Double> weight = new ArrayList<>();
@@ -374,46 +383,8 @@ public final class MergePlan implements Serializable {
       weight.add(w);
       total += w;
     }
-    // The tasks are n runs of about equal weight in the genome's order (key by key, position by
-    // position): where a run ends inside a key, the key is cut into ranges of its positions
-    // there, so a task holds the end of one key, whole keys and the start of the next, and no
-    // task holds a whole busy chromosome or two pieces of unequal sizes.
-    int tasksWanted = Math.max(1, numTasks);
-    double share = total / tasksWanted;
-    List<Object> items = new ArrayList<>();
-    List<Double> itemWeight = new ArrayList<>();
-    double acc = 0;
-    for (int i = 0; i < keys.size(); i++) {
-      Object k = keys.get(i);
-      double w = weight.get(i);
-      List<Unit> pieces = null;
-      if (!keyUnits && tasksWanted > 1 && share > 0) {
-        // the first task boundary inside the key more than EDGE of a share from its start
-        double first = (Math.floor(acc / share) + 1) * share - acc;
-        if (first < Ranges.EDGE * share) first += share;
-        if (first < w - Ranges.EDGE * share) pieces = Ranges.cut(l, r, k, first, share, c, w);
-      } else if (keyUnits && splitKeys && tasksWanted > 1 && share > 0 && w > 2 * share) {
-        // only a key heavier than two shares: pieces add work (the right rows read again), and
-        // a lighter key is no heavier than a task of runs of whole keys may be anyway
-        pieces = leftPieces(l, r, k, (int) Math.ceil(w / share));
-      }
-      if (pieces == null) {
-        items.add(k);
-        itemWeight.add(w);
-      } else {
-        for (Unit u : pieces) {
-          items.add(u);
-          itemWeight.add(weight(u));
-        }
-      }
-      acc += w;
-    }
-    keys = items;
-    weight = itemWeight;
-    total = 0;
-    for (double w : weight) total += w;
-    int n = Math.max(1, Math.min(numTasks, keys.size()));
-    List<List<Object>> ranges = contiguous(keys, weight, total, n);
+    List<List<Object>> ranges = keyUnits ? keyTasks(l, r, keys, weight, total, numTasks, splitKeys)
+        : balancedTasks(l, r, keys, weight, c, numTasks, decoded);
     List<List<Unit>> tasks = new ArrayList<>();
     for (List<Object> range : ranges) {
       // consecutive items are one pass while the right side holds their keys in the same order
@@ -457,13 +428,125 @@ public final class MergePlan implements Serializable {
       }
       long rows = 0;
       for (int g : l.nullGroups) rows += Math.max(0, l.group(g).nullKeys);
-      tasks.get(best).add(new Unit(new Object[0], ranges(l, l.nullGroups), new PartitionedFile[0],
-          true, rows, 0));
+      Unit nulls = new Unit(new Object[0], ranges(l, l.nullGroups), new PartitionedFile[0], true,
+          rows, 0);
+      nulls.leftGroupIdx = l.nullGroups;
+      nulls.rightGroupIdx = List.of();
+      tasks.get(best).add(nulls);
     }
     Unit[][] out = new Unit[tasks.size()][];
     for (int t = 0; t < out.length; t++) out[t] = tasks.get(t).toArray(new Unit[0]);
-    return new MergePlan(out, l.rows, r.rows, l.groups.size(), r.groups.size(),
+    MergePlan plan = new MergePlan(out, l.rows, r.rows, l.groups.size(), r.groups.size(),
         c > 0 ? pairWeight : 0);
+    if (!keyUnits) plan.decoding(l, r, tasks);
+    return plan;
+  }
+
+  /**
+   * What the tasks decode: the most left and right row groups one task reads, and the largest
+   * task's share of the tasks' cost with the row groups they decode ({@link Balance#DECODED}
+   * per row, whatever weight cut them); not known where a unit's row groups are not.
+   */
+  private void decoding(Side l, Side r, List<List<Unit>> tasks) {
+    int[] most = new int[2];
+    double total = 0;
+    double largest = 0;
+    for (List<Unit> t : tasks) {
+      java.util.Set<Integer> left = new java.util.HashSet<>();
+      java.util.Set<Integer> right = new java.util.HashSet<>();
+      double cost = 0;
+      for (Unit u : t) {
+        if (u.leftGroupIdx == null || u.rightGroupIdx == null) return;
+        left.addAll(u.leftGroupIdx);
+        right.addAll(u.rightGroupIdx);
+        cost += weight(u);
+      }
+      for (int g : left) cost += Balance.DECODED * l.group(g).rows;
+      for (int g : right) cost += Balance.DECODED * r.group(g).rows;
+      most[0] = Math.max(most[0], left.size());
+      most[1] = Math.max(most[1], right.size());
+      total += cost;
+      largest = Math.max(largest, cost);
+    }
+    mostGroups = most;
+    largestCostShare = total > 0 ? largest / total : 1;
+  }
+
+  /**
+   * The tasks as runs of the genome's order (key by key, position by position) whose boundaries
+   * {@link Balance} places: where one falls inside a key, the key is cut into ranges of its
+   * positions there, so a task holds the end of one key, whole keys and the start of the next,
+   * and no task holds a whole busy chromosome.
+   */
+  private static List<List<Object>> balancedTasks(Side l, Side r, List<Object> keys,
+      List<Double> weight, double c, int numTasks, double decoded) {
+    List<Balance.Cut> cuts = new Balance(l, r, keys, weight, c, decoded)
+        .boundaries(Math.max(1, numTasks));
+    List<List<Object>> tasks = new ArrayList<>();
+    tasks.add(new ArrayList<>());
+    int next = 0; // the first boundary not passed
+    for (int i = 0; i < keys.size(); i++) {
+      while (next < cuts.size() && cuts.get(next).key == i && cuts.get(next).atKeyStart()) {
+        tasks.add(new ArrayList<>());
+        next++;
+      }
+      int inKey = next;
+      while (inKey < cuts.size() && cuts.get(inKey).key == i) inKey++;
+      Object k = keys.get(i);
+      List<Unit> pieces = null;
+      if (inKey > next) {
+        long[] at = new long[inKey - next];
+        for (int j = 0; j < at.length; j++) at[j] = cuts.get(next + j).pos;
+        pieces = Ranges.cutAt(l, r, k, at, c, weight.get(i));
+      }
+      if (pieces == null) {
+        // not cut (or it could not be): the key's boundaries fall at its end
+        tasks.get(tasks.size() - 1).add(k);
+        for (; next < inKey; next++) tasks.add(new ArrayList<>());
+        continue;
+      }
+      for (int j = 0; j < pieces.size(); j++) {
+        if (j > 0) tasks.add(new ArrayList<>());
+        if (pieces.get(j) != null) tasks.get(tasks.size() - 1).add(pieces.get(j));
+      }
+      next = inKey;
+    }
+    tasks.removeIf(List::isEmpty);
+    if (tasks.isEmpty()) tasks.add(new ArrayList<>());
+    return tasks;
+  }
+
+  /**
+   * A k-nearest join's tasks: each key a unit of its own, or pieces of one that outweighs two
+   * tasks' shares ({@link #leftPieces}), in runs of about equal weight.
+   */
+  private static List<List<Object>> keyTasks(Side l, Side r, List<Object> keys,
+      List<Double> weight, double total, int numTasks, boolean splitKeys) {
+    int tasksWanted = Math.max(1, numTasks);
+    double share = total / tasksWanted;
+    List<Object> items = new ArrayList<>();
+    List<Double> itemWeight = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      Object k = keys.get(i);
+      double w = weight.get(i);
+      // only a key heavier than two shares: pieces add work (the right rows read again), and a
+      // lighter key is no heavier than a task of runs of whole keys may be anyway
+      List<Unit> pieces = splitKeys && tasksWanted > 1 && share > 0 && w > 2 * share
+          ? leftPieces(l, r, k, (int) Math.ceil(w / share)) : null;
+      if (pieces == null) {
+        items.add(k);
+        itemWeight.add(w);
+      } else {
+        for (Unit u : pieces) {
+          items.add(u);
+          itemWeight.add(weight(u));
+        }
+      }
+    }
+    double sum = 0;
+    for (double w : itemWeight) sum += w;
+    int n = Math.max(1, Math.min(numTasks, items.size()));
+    return contiguous(items, itemWeight, sum, n);
   }
 
   /**
@@ -709,6 +792,8 @@ public final class MergePlan implements Serializable {
       Unit u = new Unit(keys.toArray(), ranges(l, lg), ranges(r, rg), false, (long) lr, (long) rr);
       u.work = weight;
       u.kept = kept;
+      u.leftGroupIdx = lg;
+      u.rightGroupIdx = rg;
       return u;
     }
     // the NULL-bound rows of the first and last key's ranges are this unit's in some row groups
@@ -725,6 +810,8 @@ public final class MergePlan implements Serializable {
     Unit u = new Unit(keys.toArray(), files.files, ranges(r, rg), false, (long) lr, (long) rr,
         range);
     u.kept = kept;
+    u.leftGroupIdx = groups;
+    u.rightGroupIdx = rg;
     return u;
   }
 

@@ -223,8 +223,12 @@ public final class MergePlanner {
     // jvm_merge_row); PROJECTED-100M's tasks put a counted pair at 1.6e-8 s and a row at 3.9e-7
     double pairWeight = Double.parseDouble(conf.getConfString("spark.giql.merge.pairWeight",
         String.valueOf(counted ? COUNTED_PAIR : RETURNED_PAIR)));
+    // a decoded row's weight of a kept row in the task cut (Balance.DECODED); 0 cuts by the kept
+    // rows alone
+    double decodedWeight = Double.parseDouble(conf.getConfString("spark.giql.merge.decodedWeight",
+        String.valueOf(Balance.DECODED)));
     MergePlan plan = MergePlan.build(lside, rside, leftKeysOnly, Math.max(1, tasks), keyUnits,
-        splitKeys, pairWeight);
+        splitKeys, pairWeight, decodedWeight);
     why[0] = null;
     return new MergeIntervalJoinExec(ls, rs, j.joinType(), hl.get(k), hr.get(k), llo, lhi, rlo,
         rhi, Option.apply(res), projection, countOutput, plan);

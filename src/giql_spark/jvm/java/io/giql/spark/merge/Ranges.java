@@ -15,9 +15,9 @@ import java.util.List;
  * bounds reach its positions, and the right row groups whose bounds can meet the left rows it
  * keeps (a long interval's row group is read by every range it reaches). A left row that can
  * match nothing (NULL bounds) belongs to the first range that reads its row group. The cuts are
- * quantiles of the rows of both sides, each row group's rows taken as spread evenly between its
- * bounds, placed where the plan's task boundaries fall in the genome's order ({@link
- * MergePlan#build}): a task holds the end of one key, whole keys, and the start of the next.
+ * the plan's task boundaries that fall inside the key ({@link Balance}): a task holds the end of
+ * one key, whole keys, and the start of the next. Each row group's rows are taken as spread evenly
+ * between its bounds, for the rows and work a range keeps.
  *
  * <p>Bounds are footer min/max put through the lo and hi expressions ({@link Bounds}): they hold
  * whether or not the rows are sorted, so a range never misses a row. A row group shared with other
@@ -29,42 +29,30 @@ import java.util.List;
 final class Ranges {
   private Ranges() {}
 
-  /** Points each row group's rows are spread over for the quantiles. */
+  /** Points each row group's rows are spread over for the kept work. */
   private static final int POINTS = 8;
-  /** At most this many ranges per left row group of the key (each range reads whole groups). */
-  private static final int PER_GROUP = 4;
 
   /**
-   * Key {@code k} as ranges, cut after its first {@code first} of work (both sides) and every
-   * {@code per} after that while more than {@link #EDGE} of {@code per} is left, as units; null
-   * when it is not cut. Work is as {@link Work} weighs it: each row weighs {@code 1 + c × the
-   * other side's density at its lo / 2} (half of each pair to each of its rows), scaled so that
-   * the key's rows weigh {@code keyWork}; {@code c} 0 weighs rows alone.
+   * Key {@code k} cut at the increasing positions {@code cuts} (the task boundaries {@link
+   * Balance} placed inside it), as units: the i-th keeps the left rows with lo in [cuts[i - 1],
+   * cuts[i]), null where it keeps none; null when the key cannot be cut. Work is as {@link Work}
+   * weighs it: each row weighs {@code 1 + c × the other side's density at its lo / 2} (half of
+   * each pair to each of its rows), scaled so that the key's rows weigh {@code keyWork}; {@code c}
+   * 0 weighs rows alone.
    */
-  static List<MergePlan.Unit> cut(MergePlan.Side l, MergePlan.Side r, Object k, double first,
-      double per, double c, double keyWork) {
+  static List<MergePlan.Unit> cutAt(MergePlan.Side l, MergePlan.Side r, Object k, long[] cuts,
+      double c, double keyWork) {
     MergePlan.KeyRuns lk = l.keys.get(k);
     MergePlan.KeyRuns rk = r.keys.get(k);
-    if (l.bounds == null || lk == null || rk != null && r.bounds == null) return null;
+    if (cuts.length == 0 || l.bounds == null || lk == null || rk != null && r.bounds == null) {
+      return null;
+    }
     List<Integer> lg = lk.groups;
     List<Integer> rg = rk == null ? List.of() : rk.groups;
-    int most = PER_GROUP * lg.size();
-    if (most < 2) return null;
-    // every row group must have bounds, or a range could miss its rows
-    // the key's own bounds per row group (of both sides, in run order)
-    long[][] lb = new long[lg.size()][];
-    long[][] rb = new long[rg.size()][];
-    for (int i = 0; i < lb.length; i++) {
-      lb[i] = l.bounds(lg.get(i), k);
-      if (bad(lb[i])) return null;
-    }
-    for (int i = 0; i < rb.length; i++) {
-      rb[i] = r.bounds(rg.get(i), k);
-      if (bad(rb[i])) return null;
-    }
+    long[][] lb = bounds(l, lg, k);
+    long[][] rb = lb == null ? null : bounds(r, rg, k);
+    if (rb == null) return null;
     Points pts = points(l, r, lg, rg, lb, rb, c, keyWork);
-    long[] cuts = cuts(pts, first, per, most);
-    if (cuts.length == 0) return null;
     List<MergePlan.Unit> out = new ArrayList<>();
     boolean[] owned = new boolean[lg.size()];
     for (int j = 0; j <= cuts.length; j++) {
@@ -78,9 +66,7 @@ final class Ranges {
       for (int i = 0; i < lg.size(); i++) {
         int g = lg.get(i);
         long[] b = lb[i];
-        // the group holds a lo in [from, to) only if its bounds reach the range; one whose rows
-        // all have NULL bounds is the first range's
-        if (Bounds.empty(b) ? j > 0 : b[0] >= to || b[1] < from) continue;
+        if (!reads(b, from, to)) continue;
         left.add(g);
         ownsNull.add(!owned[i]);
         owned[i] = true;
@@ -89,7 +75,10 @@ final class Ranges {
         greatest = Math.max(greatest, b[2]);
         leftRows += share(l, g, b, from, to);
       }
-      if (left.isEmpty()) continue;
+      if (left.isEmpty()) {
+        out.add(null);
+        continue;
+      }
       List<Integer> right = new ArrayList<>();
       double rightRows = 0;
       // the right rows whose lo is in the range: the range's share of the rows the cuts divided
@@ -99,9 +88,7 @@ final class Ranges {
         long[] b = rb[i];
         if (Bounds.empty(b)) continue;
         if (b[0] < to && b[1] >= from) rightOwn += share(r, g, b, from, to);
-        // a right row meets a kept left row only if its lo <= the left's greatest hi and its hi
-        // >= the left's least lo (one either way for closed or half-open ends)
-        if (b[0] > sat(greatest, 1) || b[2] < sat(least, -1)) continue;
+        if (!meets(b, least, greatest)) continue;
         right.add(g);
         rightRows += rowsOf(r, g);
       }
@@ -124,7 +111,38 @@ final class Ranges {
     for (boolean o : owned) {
       if (!o) return null;
     }
-    return out.size() < 2 ? null : out;
+    return out;
+  }
+
+  /**
+   * The key's own bounds in each of {@code groups} ({@link MergePlan.Side#bounds}), or null when
+   * one is missing or malformed: every row group must have bounds, or a range could miss rows.
+   */
+  static long[][] bounds(MergePlan.Side s, List<Integer> groups, Object k) {
+    long[][] out = new long[groups.size()][];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = s.bounds(groups.get(i), k);
+      if (bad(out[i])) return null;
+    }
+    return out;
+  }
+
+  /**
+   * Whether a range keeping the left rows with lo in [from, to) reads a left row group of these
+   * bounds: only if they reach the range; one whose rows all have NULL bounds is the first
+   * range's.
+   */
+  static boolean reads(long[] b, long from, long to) {
+    return Bounds.empty(b) ? from == Long.MIN_VALUE : b[0] < to && b[1] >= from;
+  }
+
+  /**
+   * Whether a right row group of bounds {@code b} can meet left rows whose least lo is {@code
+   * least} and greatest hi {@code greatest}: its lo at most the greatest hi, its hi at least the
+   * least lo (one either way for closed or half-open ends).
+   */
+  static boolean meets(long[] b, long least, long greatest) {
+    return !Bounds.empty(b) && b[0] <= sat(greatest, 1) && b[2] >= sat(least, -1);
   }
 
   private static boolean bad(long[] b) {
@@ -148,9 +166,6 @@ final class Ranges {
     double z = Math.min((double) to, (double) b[1] + 1);
     return rows * Math.max(0, z - a) / ((double) b[1] + 1 - b[0]);
   }
-
-  /** A cut nearer a key's end than this share of a task is not made (the key's end serves). */
-  static final double EDGE = 0.1;
 
   /** Each row group's rows as {@link #POINTS} weighted points spread over its bounds, sorted. */
   static final class Points {
@@ -192,7 +207,7 @@ final class Ranges {
     }
   }
 
-  private static Points points(MergePlan.Side l, MergePlan.Side r, List<Integer> lg,
+  static Points points(MergePlan.Side l, MergePlan.Side r, List<Integer> lg,
       List<Integer> rg, long[][] lb, long[][] rb, double c, double keyWork) {
     Work.Density dl = c > 0 ? new Work.Density(l, lg, lb) : null;
     Work.Density dr = c > 0 ? new Work.Density(r, rg, rb) : null;
@@ -236,35 +251,5 @@ final class Ranges {
       sw[i] = w[order[i]];
     }
     return new Points(sa, sw, total);
-  }
-
-  /**
-   * Increasing cut positions after {@code first} of the points' weight and every {@code per}
-   * after that, while more than {@link #EDGE} of {@code per} is left (evenly every
-   * {@code total / most} when that makes more than {@code most} ranges).
-   */
-  private static long[] cuts(Points pts, double first, double per, int most) {
-    int n = pts.at.length;
-    double total = pts.total;
-    List<Double> targets = new ArrayList<>();
-    for (double t = first; t < total - EDGE * per; t += per) targets.add(t);
-    if (targets.size() >= most) {
-      targets.clear();
-      for (int j = 1; j < most; j++) targets.add(total * j / most);
-    }
-    List<Long> out = new ArrayList<>();
-    double acc = 0;
-    int next = 0;
-    for (int i = 0; i < n && next < targets.size(); i++) {
-      acc += pts.w[i];
-      if (acc >= targets.get(next)) {
-        long c = pts.at[i] + 1;
-        if (out.isEmpty() || c > out.get(out.size() - 1)) out.add(c);
-        while (next < targets.size() && acc >= targets.get(next)) next++;
-      }
-    }
-    long[] cs = new long[out.size()];
-    for (int i = 0; i < cs.length; i++) cs[i] = out.get(i);
-    return cs;
   }
 }
