@@ -12,12 +12,18 @@ partitions kept as they are (AQE coalesces partitions down to the default parall
 which a cluster of P cores would not). The merge plans its tasks for the cores it runs on (a
 busy chromosome cut into ranges of positions, ``spark.giql.merge.tasks`` = P), so it runs once
 per P, each run projected to its own P.
-From the log, per stage of the timed run, every task's launch-to-finish time; on P cores a
-stage takes ``max(its longest task, its tasks' total / P)``, the stages one after the other, and
-what the driver did between them (planning, a broadcast's build: the run's wall time less the
-time some stage ran) is kept as it is. ``work`` is the tasks' total, ``speed-up`` work divided
-by the projected time. ``auto`` is the strategy the cost model picks with
-``spark.giql.cores = P`` (EXPLAIN), at that strategy's projected time.
+From the log, per stage, every task's launch-to-finish time; on P cores a stage takes
+``max(its longest task, its tasks' total / P)``, the stages one after the other, and what the
+driver did between them (planning, a broadcast's build: the run's wall time less the time some
+stage ran) is kept as it is. ``work`` is the tasks' total, ``speed-up`` work divided by the
+projected time. ``auto`` is the strategy the cost model picks with ``spark.giql.cores = P``
+(EXPLAIN), at that strategy's projected time.
+
+Each plan runs ``--repeats`` times timed (3 by default) after one untimed run. A plan run again
+has the same tasks, so each task's time is the median of its times in those runs (matched by
+stage and partition index), as is the driver's: on two cores a task is now and then held up by
+the other threads (the same task took 97, 190 and 106 ms in three runs), and one such task sets a
+stage's projection at P cores. Each run's own projection is kept too (the range in brackets).
 """
 
 from __future__ import annotations
@@ -60,7 +66,22 @@ def skewed_paths(size: int) -> tuple[Path, Path]:
 
 def project(stages, wall: float, cores: int) -> float:
     serial = max(0.0, wall - eventlog.busy_seconds(stages))
+    return project_serial(stages, serial, cores)
+
+
+def project_serial(stages, serial: float, cores: int) -> float:
     return serial + sum(max(max(t), sum(t) / cores) for _, t, _, _ in stages)
+
+
+def median_stages(runs: list[list]) -> list:
+    """The runs' stages (:meth:`Log.indexed`, one list per run of one plan) as one run whose
+    task times are each task's median over the runs, matched by stage position and partition."""
+    out = []
+    for j, first in enumerate(runs[0]):
+        same = [r[j][1] for r in runs if len(r) > j]
+        times = [float(np.median([t[i] for t in same if i in t])) for i in sorted(first[1])]
+        out.append((first[0], times, first[2], first[3]))
+    return out
 
 
 def logged_spark(log_dir: Path, conf: dict | None = None):
@@ -77,7 +98,7 @@ def logged_spark(log_dir: Path, conf: dict | None = None):
 
 
 def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path,
-                conf: dict | None = None) -> dict:
+                conf: dict | None = None, repeats: int = 3) -> dict:
     import giql_spark as gs
 
     left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
@@ -94,15 +115,17 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
             if p is not None:
                 spark.conf.set("spark.giql.merge.tasks", str(p))
             s.sql(GIQL_COUNT).collect()  # untimed
-            sc.setJobGroup(group, group)
-            t0 = time.perf_counter()
-            count = s.sql(GIQL_COUNT).collect()[0][0]
-            wall = time.perf_counter() - t0
-            sc.setLocalProperty("spark.jobGroup.id", None)
+            walls = []
             r = runs.setdefault(strategy, {"counts": [], "at": {}})
-            r["counts"].append(count)  # every run's, so that one P's different answer shows
-            r["at"][group] = (p, wall)
-            print(f"{profile} {group}: {wall:.2f} s, {count:,} pairs", flush=True)
+            for i in range(repeats):
+                sc.setJobGroup(f"{group}#{i}", group)
+                t0 = time.perf_counter()
+                count = s.sql(GIQL_COUNT).collect()[0][0]
+                walls.append(time.perf_counter() - t0)
+                sc.setLocalProperty("spark.jobGroup.id", None)
+                r["counts"].append(count)  # every run's, so that one P's different answer shows
+            r["at"][group] = (p, walls)
+            print(f"{profile} {group}: {' '.join(f'{w:.2f}' for w in walls)} s, {count:,} pairs", flush=True)
         spark.conf.unset("spark.giql.merge.tasks")
     auto = {}
     s = gs.Session(spark)
@@ -116,18 +139,23 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
     spark.stop()
     log = eventlog.read(log_dir)
     for strategy, r in runs.items():
-        r["projected"], r["work_at"] = {}, {}
-        for group, (at, wall) in r.pop("at").items():
-            stages = log.stages(group)
+        r["projected"], r["work_at"], r["each_run"] = {}, {}, {}
+        for group, (at, walls) in r.pop("at").items():
+            each = [log.indexed(f"{group}#{i}") for i in range(len(walls))]
+            flat = [[(sid, list(t.values()), a, b) for sid, t, a, b in run] for run in each]
+            serials = [max(0.0, w - eventlog.busy_seconds(st)) for w, st in zip(walls, flat)]
+            stages = median_stages(each)
+            serial = float(np.median(serials))
             work = sum(sum(t) for _, t, _, _ in stages)
             for p in cores_list if at is None else [at]:
-                r["projected"][p] = project(stages, wall, p)
+                r["projected"][p] = project_serial(stages, serial, p)
                 r["work_at"][p] = work
+                r["each_run"][p] = [project(st, w, p) for st, w in zip(flat, walls)]
             # the table's wall, work and widest stage: the run for the most cores
-            r["wall"], r["work"] = wall, work
+            r["wall"], r["work"] = float(np.median(walls)), work
             r["stages"] = [{"stage": sid, "tasks": len(t), "longest": round(max(t), 3), "total": round(sum(t), 3)}
                            for sid, t, _, _ in stages]
-            r["serial"] = max(0.0, wall - eventlog.busy_seconds(stages))
+            r["serial"] = serial
     return {"profile": profile, "left": str(left), "right": str(right), "runs": runs, "auto": auto}
 
 
@@ -139,8 +167,11 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
              f"Machine: 2 cores, local[2]; 1-minute load average {load[0]} at the start, {load[1]} at the end. "
              "Each strategy forced, the GIQL COUNT(*) of INTERSECTS; 4 MB scan splits, 128 shuffle "
              "partitions not coalesced; the merge run once per P with `spark.giql.merge.tasks` = P "
-             "(its wall, work and widest stage below are those of the run for the most cores; each "
-             "projection uses its own run's work).", ""]
+             "(its wall, work and widest stage below are those of the runs for the most cores; each "
+             "projection uses its own runs' work). "
+             f"Each plan timed {args.repeats} times: wall, driver and each task's time are medians over "
+             "the runs (tasks matched by stage and partition); in brackets, the least and the greatest "
+             "of the runs' own projections.", ""]
     for res in results:
         runs = res["runs"]
         counts = {c for r in runs.values() for c in r["counts"]}
@@ -152,7 +183,8 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
         lines += [head, "|" + "---|" * (5 + len(cores_list))]
         for name, r in runs.items():
             widest = max(r["stages"], key=lambda s: s["tasks"]) if r["stages"] else {"tasks": 0, "longest": 0}
-            cells = " | ".join(f"{r['projected'][p]:.2f} ({r['work_at'][p] / r['projected'][p]:.1f}×)"
+            cells = " | ".join(f"{r['projected'][p]:.2f} ({r['work_at'][p] / r['projected'][p]:.1f}×) "
+                               f"[{min(r['each_run'][p]):.2f}–{max(r['each_run'][p]):.2f}]"
                                for p in cores_list)
             lines.append(f"| {name} | {r['wall']:.2f} | {r['work']:.1f} | {r['serial']:.2f} | "
                          f"{widest['tasks']}, {widest['longest']:.2f} | {cells} |")
@@ -197,6 +229,7 @@ def main() -> int:
     ap.add_argument("--cores", default="16,64,256")
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs of each plan (medians)")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                     help="a Spark option for the session (e.g. spark.giql.merge.pairWeight=0)")
     args = ap.parse_args()
@@ -206,7 +239,7 @@ def main() -> int:
     for profile in args.profiles.split(","):
         with tempfile.TemporaryDirectory(prefix="giql-events-") as d:
             results.append(run_profile(profile, args.size, cores_list, args.strategies.split(","), Path(d),
-                                       dict(kv.split("=", 1) for kv in args.conf)))
+                                       dict(kv.split("=", 1) for kv in args.conf), args.repeats))
     load = (start, load_averages())
     args.out.write_text(report(results, cores_list, args, load))
     args.out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str))

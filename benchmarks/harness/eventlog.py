@@ -20,6 +20,7 @@ class Task:
     stage: int
     seconds: float  # launch to finish
     cpu: float  # the executor's CPU seconds
+    index: int = -1  # the task's partition in its stage
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,15 @@ class Log:
                 by.setdefault((t.app, t.stage), []).append(t.seconds)
         return [(key[1], times, *self.spans.get(key, (0, 0))) for key, times in sorted(by.items())]
 
+    def indexed(self, group: str) -> list[tuple[int, dict[int, float], int, int]]:
+        """As :meth:`stages`, each stage's task seconds by the task's partition index (a plan run
+        again has the same tasks: their times can be matched across runs)."""
+        by: dict[tuple[str, int], dict[int, float]] = {}
+        for t in self.tasks:
+            if t.group == group:
+                by.setdefault((t.app, t.stage), {})[t.index] = t.seconds
+        return [(key[1], times, *self.spans.get(key, (0, 0))) for key, times in sorted(by.items())]
+
 
 def files(log_dir: Path) -> list[Path]:
     """The event files under ``log_dir`` (not Spark's status markers)."""
@@ -52,7 +62,7 @@ def files(log_dir: Path) -> list[Path]:
 def read(log_dir: Path) -> Log:
     """Every task of a stage whose job ran in a job group (``setJobGroup``), and each stage's span."""
     group_of_stage: dict[tuple[str, int], str] = {}
-    ended: list[tuple[tuple[str, int], float, float]] = []
+    ended: list[tuple[tuple[str, int], float, float, int]] = []
     spans: dict[tuple[str, int], tuple[int, int]] = {}
     for path in files(log_dir):
         rolling = path.parent.name.startswith("eventlog_v2_")
@@ -68,12 +78,13 @@ def read(log_dir: Path) -> Log:
             elif kind == "SparkListenerTaskEnd":
                 info = e["Task Info"]
                 cpu = (e.get("Task Metrics") or {}).get("Executor CPU Time", 0) / 1e9
-                ended.append(((app, e["Stage ID"]), (info["Finish Time"] - info["Launch Time"]) / 1000, cpu))
+                ended.append(((app, e["Stage ID"]), (info["Finish Time"] - info["Launch Time"]) / 1000, cpu,
+                              info.get("Index", -1)))
             elif kind == "SparkListenerStageCompleted":
                 info = e["Stage Info"]
                 spans[(app, info["Stage ID"])] = (info.get("Submission Time", 0), info.get("Completion Time", 0))
-    tasks = [Task(group_of_stage[key], key[0], key[1], seconds, cpu)
-             for key, seconds, cpu in ended if key in group_of_stage]
+    tasks = [Task(group_of_stage[key], key[0], key[1], seconds, cpu, index)
+             for key, seconds, cpu, index in ended if key in group_of_stage]
     return Log(tasks, spans)
 
 
