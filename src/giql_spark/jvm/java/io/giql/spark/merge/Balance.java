@@ -2,7 +2,9 @@ package io.giql.spark.merge;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -124,6 +126,7 @@ final class Balance {
     double lo = kept / n;
     double hi = all;
     share = lo;
+    prefetchCut();
     List<Cut> best = greedy(hi, n);
     while (hi - lo > PRECISION * hi) {
       double mid = (lo + hi) / 2;
@@ -291,6 +294,28 @@ final class Balance {
   private static boolean shared(MergePlan.Side s, int g) {
     Object[] keys = s.group(g).keys;
     return keys != null && keys.length > 1;
+  }
+
+  /**
+   * Reads side by side the shared row groups of every key of a task's share or more: the search
+   * and the cut ask for each one's own bounds there ({@link #inside}, {@link Ranges#cutAt}).
+   */
+  private void prefetchCut() {
+    if (l.bounds == null) return;
+    List<Runnable> reads = new ArrayList<>();
+    Set<Integer> lq = new HashSet<>();
+    Set<Integer> rq = new HashSet<>();
+    for (int k = 0; k < keys.size(); k++) {
+      if (work.get(k) < share) continue;
+      Object key = keys.get(k);
+      for (MergePlan.Side s : new MergePlan.Side[] {l, r}) {
+        MergePlan.KeyRuns runs = s.keys.get(key);
+        if (runs != null && s.bounds != null && s.shared instanceof SharedBounds) {
+          ((SharedBounds) s.shared).readsOf(runs.groups, key, s == l ? lq : rq, reads);
+        }
+      }
+    }
+    SharedBounds.prefetch(reads);
   }
 
   /** Key {@code k} as it can be cut, or null when it cannot (read once, when first asked). */

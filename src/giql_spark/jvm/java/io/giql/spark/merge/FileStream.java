@@ -18,6 +18,7 @@ import org.apache.spark.sql.types.LongType$;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
 
+import io.giql.spark.columns.Fields;
 import io.giql.spark.columns.KeyColumn;
 import io.giql.spark.columns.LongColumn;
 import io.giql.spark.columns.ScanFilter;
@@ -272,9 +273,12 @@ final class FileStream implements RowStream {
         .filePath().toString();
   }
 
-  /** {@code e} (over the side row) over the scan row: each side column by its projection. */
+  /**
+   * {@code e} (over the side row) over the scan row: each side column by its projection, with
+   * no alias or field of a struct built in place left ({@link Fields#plain}).
+   */
   static Expression overScan(Expression e, Seq<Expression> project) {
-    return e.transformUp(new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
+    return Fields.plain(e.transformUp(new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
       @Override
       public boolean isDefinedAt(Expression x) {
         return x instanceof BoundReference;
@@ -284,7 +288,7 @@ final class FileStream implements RowStream {
       public Expression apply(Expression x) {
         return project.apply(((BoundReference) x).ordinal());
       }
-    });
+    }));
   }
 
   private SweepRow readLean() {

@@ -45,6 +45,7 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
+import io.giql.spark.columns.Fields;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.HadoopConf;
 import io.giql.spark.compat.Sessions;
@@ -203,14 +204,12 @@ public final class MergePlanner {
     if (lb != null) {
       Expression key = hl.get(k);
       lside.shared = new SharedBounds(lside, () -> MergeIntervalJoinExec.spec(ls, "left", key,
-          llo, lhi), sql(ls.filters) + used(ls.project, key, llo, lhi) + key.sql() + llo.sql()
-          + lhi.sql());
+          llo, lhi), reading(ls, key, llo, lhi));
     }
     if (rb != null) {
       Expression key = hr.get(k);
       rside.shared = new SharedBounds(rside, () -> MergeIntervalJoinExec.spec(rs, "right", key,
-          rlo, rhi), sql(rs.filters) + used(rs.project, key, rlo, rhi) + key.sql() + rlo.sql()
-          + rhi.sql());
+          rlo, rhi), reading(rs, key, rlo, rhi));
     }
     boolean leftKeysOnly = j.joinType() == LeftOuter$.MODULE$ || j.joinType() == LeftAnti$.MODULE$;
     SparkSession session = ls.relation.sparkSession();
@@ -378,7 +377,7 @@ public final class MergePlanner {
     if (e instanceof AttributeReference) {
       ExprId id = ((AttributeReference) e).exprId();
       for (NamedExpression p : Scala.list(s.project)) {
-        if (p.exprId().equals(id)) return plain((Expression) p);
+        if (p.exprId().equals(id)) return Fields.plain((Expression) p);
       }
       return null;
     }
@@ -387,33 +386,11 @@ public final class MergePlanner {
           (org.apache.spark.sql.catalyst.expressions.GetStructField) e;
       Expression c = overScan(s, g.child());
       if (c instanceof org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) {
-        return plain(((org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) c).valExprs()
+        return Fields.plain(((org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) c).valExprs()
             .apply(g.ordinal()));
       }
     }
     return null;
-  }
-
-  /**
-   * {@code e} without aliases and without a field taken from a struct built in the same
-   * projection (giql's sides pack each table's columns into one struct; when the join also
-   * outputs the struct, the optimizer leaves {@code named_struct(..., 'chrom', chrom, ...).chrom}).
-   */
-  static Expression plain(Expression e) {
-    while (true) {
-      if (e instanceof Alias) {
-        e = ((Alias) e).child();
-      } else if (e instanceof org.apache.spark.sql.catalyst.expressions.GetStructField
-          && ((org.apache.spark.sql.catalyst.expressions.GetStructField) e).child()
-              instanceof org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) {
-        org.apache.spark.sql.catalyst.expressions.GetStructField g =
-            (org.apache.spark.sql.catalyst.expressions.GetStructField) e;
-        e = ((org.apache.spark.sql.catalyst.expressions.CreateNamedStruct) g.child()).valExprs()
-            .apply(g.ordinal());
-      } else {
-        return e;
-      }
-    }
   }
 
   /**
@@ -487,8 +464,7 @@ public final class MergePlanner {
       if (first == null) continue;
       files++;
       String id = f.path + "|" + f.size + "|" + f.modificationTime + "|" + first.start + "|"
-          + key.sql() + "|" + lo.sql() + "|" + hi.sql() + "|" + sql(s.filters) + "|"
-          + used(s.project, key, lo, hi) + "|" + slack + "|" + rows;
+          + reading(s, key, lo, hi) + "|" + slack + "|" + rows;
       String seen = SAMPLED.get(id);
       double[] w = WIDTHS.get(id);
       if (seen == null || w == null) {
@@ -543,20 +519,17 @@ public final class MergePlanner {
   }
 
   /**
-   * The projections of the side that key, lo and hi read, as SQL: the sample reads only those,
-   * so the merge check and the query it admits (which projects other columns: a count none)
-   * share the sample.
+   * What decides a side's rows and their key and bounds, as text over the columns read: the
+   * scan's filters, and key, lo and hi over the columns read ({@link #overScanAll}). The driver's
+   * reads (the sample, a shared row group's bounds) are cached by it, so that the merge check,
+   * whose sides keep each table's row as a struct, and the query it admits, which projects
+   * other columns, read the files once.
    */
-  private static String used(Seq<NamedExpression> project, Expression... read) {
-    StringBuilder b = new StringBuilder();
-    for (NamedExpression ne : Scala.list(project)) {
-      Attribute a = ne.toAttribute();
-      for (Expression e : read) {
-        if (e.references().contains(a)) {
-          b.append(((Expression) ne).sql()).append(',');
-          break;
-        }
-      }
+  static String reading(MergeIntervalJoinExec.Side s, Expression... read) {
+    StringBuilder b = new StringBuilder(sql(s.filters));
+    for (Expression e : read) {
+      Expression c = overScanAll(s, e);
+      b.append('|').append(c == null ? e.sql() : c.sql());
     }
     return b.toString();
   }
@@ -624,7 +597,7 @@ public final class MergePlanner {
   /** {@code e} over the side's output as an expression over the columns read, or null. */
   static Expression overScanAll(MergeIntervalJoinExec.Side s, Expression e) {
     java.util.Map<ExprId, Expression> defs = new java.util.HashMap<>();
-    for (NamedExpression p : Scala.list(s.project)) defs.put(p.exprId(), plain((Expression) p));
+    for (NamedExpression p : Scala.list(s.project)) defs.put(p.exprId(), Fields.plain((Expression) p));
     boolean[] missing = {false};
     Expression out = e.transformUp(
         new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
@@ -641,9 +614,9 @@ public final class MergePlanner {
               if (d == null) missing[0] = true;
               return d == null ? x : d;
             }
-            return plain(x);
+            return Fields.plain(x);
           }
         });
-    return missing[0] ? null : plain(out);
+    return missing[0] ? null : Fields.plain(out);
   }
 }
