@@ -529,7 +529,8 @@ public final class MergePlanner {
     StringBuilder b = new StringBuilder(sql(s.filters));
     for (Expression e : read) {
       Expression c = overScanAll(s, e);
-      b.append('|').append(c == null ? e.sql() : c.sql());
+      // not over the columns read: as it is, with the whole projection that defines it
+      b.append('|').append(c == null ? e.sql() + "|" + sql(s.project) : c.sql());
     }
     return b.toString();
   }
