@@ -349,6 +349,34 @@ def test_scan_filters_with_nulls_and_a_raising_guard(jspark, tmp_path, seed):
     assert task_error(e.value).startswith("bad row "), task_error(e.value)[:300]
 
 
+def test_a_filter_of_guards_alone_is_tested_a_batch_at_a_time(jspark, tmp_path):
+    """A scan filter made only of guards (CASE WHEN c THEN raise_error ELSE true, c comparing
+    integer columns and constants under AND / OR: the DataFrame API's interval check) is tested a
+    batch at a time. Where no row meets c the rows are Spark's own, batches with NULLs in the
+    columns c reads included; a row that meets c raises its one line."""
+    write(tmp_path / "l", sort_rows(gen(71, 3000, null_rate=0.0, reversed_rate=0.1), NATURAL[:5]), row_group=1000)
+    write(tmp_path / "r", sort_rows(gen(72, 3000, reversed_rate=0.0), NATURAL[:5]), row_group=700)
+    register(jspark, "l0", str(tmp_path / "l"))
+    register(jspark, "r0", str(tmp_path / "r"))
+    check = "s < 0 OR (s > e AND id > {}) OR e >= 1152921504606846976"
+    guard = "CASE WHEN {} THEN raise_error(concat('bad row ', id)) ELSE true END"
+    jspark.sql("SELECT * FROM r0 WHERE " + guard.format(check.format(10**6))).createOrReplaceTempView("r")
+    jspark.sql("SELECT * FROM l0 WHERE " + guard.format(check.format(10**6))).createOrReplaceTempView("l")
+    pairs = {how: run_both(jspark, how)[1] for how in JOIN_SQL}
+    assert pairs["inner"] > 0 and pairs["semi"] > 0
+    reversed_ids = [r["id"] for r in gen(71, 3000, null_rate=0.0, reversed_rate=0.1)
+                    if None not in (r["s"], r["e"]) and r["s"] > r["e"]]
+    assert reversed_ids  # the left file has rows the guard below raises on
+    jspark.sql("SELECT * FROM l0 WHERE " + guard.format(check.format(max(reversed_ids) - 1))) \
+        .createOrReplaceTempView("l")
+    marker = band_sql(["a.chrom"], "a.s", "a.e", ["b.chrom"], "b.s", "b.e")
+    df = jspark.sql(f"SELECT count(*) FROM l a JOIN r b ON {marker}")
+    assert "MergeIntervalJoin" in df._jdf.queryExecution().executedPlan().toString()
+    with pytest.raises(Exception) as e:
+        df.collect()
+    assert re.match(rf"bad row {max(reversed_ids)}\b", task_error(e.value)), task_error(e.value)[:300]
+
+
 def test_two_keys_the_second_checked_in_the_residual(jspark, tmp_path):
     rows = gen(51, 80)
     for r in rows:

@@ -32,9 +32,21 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * else is left to Spark's projection ({@link #of} returns null).
  */
 public abstract class LongColumn {
+  /**
+   * Whether a row of the current batch can be NULL, set by {@link #batch}. Why: most batches
+   * hold no NULL, and testing this field spares the nested calls a row's null test otherwise
+   * makes through the evaluator tree (about 6% of a 10M coverage).
+   */
+  boolean mayNull = true;
+
   public abstract void batch(ColumnarBatch b);
 
-  public abstract boolean isNull(int row);
+  public final boolean isNull(int row) {
+    return mayNull && nullAt(row);
+  }
+
+  /** Whether row {@code row} is NULL; called only when {@link #mayNull}. */
+  abstract boolean nullAt(int row);
 
   /** The value; call only when not {@link #isNull}. */
   public abstract long get(int row);
@@ -121,13 +133,14 @@ public abstract class LongColumn {
 
     Constant(long v) {
       this.v = v;
+      this.mayNull = false;
     }
 
     @Override
     public void batch(ColumnarBatch b) {}
 
     @Override
-    public boolean isNull(int row) {
+    boolean nullAt(int row) {
       return false;
     }
 
@@ -142,7 +155,7 @@ public abstract class LongColumn {
     public void batch(ColumnarBatch b) {}
 
     @Override
-    public boolean isNull(int row) {
+    boolean nullAt(int row) {
       return true;
     }
 
@@ -164,8 +177,15 @@ public abstract class LongColumn {
       this.y = y;
     }
 
+    private int pickedRow = -1;  // the row last picked for: a row is asked isNull, then get
+    private LongColumn picked;
+
     private LongColumn pick(int row) {
-      return !c.isNull(row) && c.get(row) == 1 ? x : y;
+      if (row != pickedRow) {
+        picked = !c.isNull(row) && c.get(row) == 1 ? x : y;
+        pickedRow = row;
+      }
+      return picked;
     }
 
     @Override
@@ -173,10 +193,12 @@ public abstract class LongColumn {
       c.batch(b);
       x.batch(b);
       y.batch(b);
+      pickedRow = -1;
+      mayNull = x.mayNull || y.mayNull;
     }
 
     @Override
-    public boolean isNull(int row) {
+    boolean nullAt(int row) {
       return pick(row).isNull(row);
     }
 
@@ -237,10 +259,11 @@ public abstract class LongColumn {
     public void batch(ColumnarBatch b) {
       v = b.column(ord);
       row = -1;
+      mayNull = v.hasNull();
     }
 
     @Override
-    public boolean isNull(int r) {
+    boolean nullAt(int r) {
       return v.isNullAt(r);
     }
 
@@ -268,10 +291,11 @@ public abstract class LongColumn {
     public void batch(ColumnarBatch batch) {
       a.batch(batch);
       b.batch(batch);
+      mayNull = a.mayNull || b.mayNull;
     }
 
     @Override
-    public boolean isNull(int row) {
+    boolean nullAt(int row) {
       return a.isNull(row) || b.isNull(row);
     }
   }
@@ -286,7 +310,13 @@ public abstract class LongColumn {
     }
 
     @Override
-    public boolean isNull(int row) {
+    public void batch(ColumnarBatch batch) {
+      super.batch(batch);
+      mayNull = a.mayNull && b.mayNull;
+    }
+
+    @Override
+    boolean nullAt(int row) {
       return a.isNull(row) && b.isNull(row);
     }
 

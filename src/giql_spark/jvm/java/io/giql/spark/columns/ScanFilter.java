@@ -26,11 +26,13 @@ import io.giql.spark.compat.Scala;
 public final class ScanFilter {
   private final int[] notNull;           // scan columns that must not be NULL
   private final BasePredicate rest;      // the other conjuncts, or null
+  private final BatchChecks checks;      // rest when it is only checks tested a batch at a time, or null
   private ColumnarBatch batch;
 
-  private ScanFilter(int[] notNull, BasePredicate rest) {
+  private ScanFilter(int[] notNull, BasePredicate rest, BatchChecks checks) {
     this.notNull = notNull;
     this.rest = rest;
+    this.checks = checks;
   }
 
   /** The filter of bound {@code e} (over the scan row), or null for no filter. */
@@ -38,11 +40,13 @@ public final class ScanFilter {
     if (e == null) return null;
     List<Expression> conj = Conjuncts.of(e);
     List<Integer> cols = new ArrayList<>();
+    List<Expression> others = new ArrayList<>();
     Expression rest = null;
     for (Expression c : conj) {
       if (c instanceof IsNotNull && ((IsNotNull) c).child() instanceof BoundReference) {
         cols.add(((BoundReference) ((IsNotNull) c).child()).ordinal());
       } else {
+        others.add(c);
         rest = rest == null ? c : new And(rest, c);
       }
     }
@@ -53,20 +57,20 @@ public final class ScanFilter {
     }
     int[] nn = new int[cols.size()];
     for (int i = 0; i < nn.length; i++) nn[i] = cols.get(i);
-    return new ScanFilter(nn, p);
+    return new ScanFilter(nn, p, others.isEmpty() ? null : BatchChecks.of(others));
   }
 
 
   /** The rows that follow come from {@code b} (null: rows not from a batch). */
   public void batch(ColumnarBatch b) {
     batch = b;
-    // a batch none of whose checked columns holds a NULL passes every row (the usual case):
-    // no null bit is loaded per row
+    // a batch none of whose checked columns holds a NULL, and whose rows all pass the checks,
+    // passes every row (the usual case): no null bit is loaded nor predicate run per row
     passes = false;
-    if (b != null && rest == null) {
+    if (b != null && (rest == null || checks != null)) {
       boolean nulls = false;
       for (int c : notNull) nulls |= b.column(c).hasNull();
-      passes = !nulls;
+      passes = !nulls && (rest == null || checks.allPass(b));
     }
   }
 
