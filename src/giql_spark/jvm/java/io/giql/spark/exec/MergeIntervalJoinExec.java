@@ -36,6 +36,7 @@ import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.HadoopConf;
 import io.giql.spark.compat.PartitionFn;
 import io.giql.spark.compat.Partitions;
+import io.giql.spark.files.Readers;
 import io.giql.spark.index.IntervalIndexMode;
 import io.giql.spark.index.Nearest;
 import io.giql.spark.index.PerRow;
@@ -353,8 +354,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
     scala.collection.immutable.Map<String, String> options = rel.options()
         .updated(FileFormat$.MODULE$.OPTION_RETURNING_BATCH(), String.valueOf(batch));
     Function1<PartitionedFile, Iterator<InternalRow>> reader =
-        rel.fileFormat().buildReaderWithPartitionValues(session, rel.dataSchema(),
-            rel.partitionSchema(), s.requiredSchema, s.pushed, options, conf);
+        Readers.of(rel, s.requiredSchema, s.pushed, options, conf);
     Expression filter = null;
     for (Expression f : Scala.list(s.filters)) {
       Expression b = bind(f, s.scanAttrs);

@@ -1,5 +1,7 @@
 /**
- * The local file system of giql-spark's embedded Spark ({@code giql_spark.session.local_spark}).
+ * How giql-spark's operators read files: a relation's reader made once for the queries that read
+ * it alike ({@link Readers}), and the local file system of giql-spark's embedded Spark
+ * ({@code giql_spark.session.local_spark}).
  *
  * <p>Without Hadoop's native library (a pip-installed PySpark has none) Hadoop's local file
  * system sets each new file's permissions by running {@code chmod} in a child process, and
