@@ -182,12 +182,13 @@ def flat_sides(node: Node, left: DataFrame, right: DataFrame, strategy: str) -> 
     its result has, where the join can be planned on them; None where not.
 
     A packed side is one struct column per alias, and the join's condition reads its fields.
-    Spark's optimizer then collapses each struct into the join and infers filters through
-    the field accesses: for a plain COUNT of a merge join, 45-60 of the 95-125 ms the driver
-    took to analyse, optimize and plan it (2 cores, AMD EPYC), against 20-35 ms for the same
-    join of the flat rows. The condition's ``a.col`` reads either form. Only inner, semi and
-    anti joins: an outer join's missing side is a NULL struct, which repacking the flat
-    columns would make a struct of NULLs.
+    Where the statement reads the rows whole (``a.*, b.*``), Spark keeps the structs, and
+    every scanned row is packed into one before the operator reads it back field by field:
+    flat, that output ran 1.31x (merge), 1.47x (broadcast) and 1.10x (sweep) faster at
+    10M x 10M (``benchmarks/reports/FLAT-SIDES-10M.md``). Where it reads named fields,
+    the optimizer takes the structs apart itself, at some cost to the plan. The condition's
+    ``a.col`` reads either form. Only inner, semi and anti joins: an outer join's missing side
+    is a NULL struct, which repacking the flat columns would make a struct of NULLs.
     """
     if strategy not in _FLAT_STRATEGIES or not isinstance(node, IntervalJoin) \
             or node.spec.how not in ("inner", "semi", "anti"):
