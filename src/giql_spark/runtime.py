@@ -13,6 +13,7 @@ import re
 import time
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
 
 from pyspark.sql import DataFrame
@@ -49,8 +50,23 @@ def read_stats(node: IntervalJoin, left: DataFrame, right: DataFrame, tier: int)
 #: :func:`giql_spark.language.relations.side_sql` writes it.
 _PACKED_TABLE = re.compile(r"SELECT struct\(`(\w+)`\.\*\) AS `\1` FROM (\w+) AS \1")
 
-#: Per packed table's side (:func:`analyse`), the registered table's DataFrame and the alias
-#: behind it, and once asked for, that DataFrame under the alias (:func:`flat_sides`).
+
+@dataclass
+class _Packed:
+    """What a packed table's side (:func:`analyse`) packs: the registered table's DataFrame
+    and the alias; :meth:`flat` is that DataFrame under the alias, made once when asked for."""
+
+    df: DataFrame
+    alias: str
+    _flat: DataFrame | None = None
+
+    def flat(self) -> DataFrame:
+        if self._flat is None:
+            self._flat = self.df.alias(self.alias)
+        return self._flat
+
+
+#: Per packed table's side, what it packs (:func:`flat_sides`).
 _FLAT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: The operators that test the condition themselves on any columns: given the rows flat, their
@@ -75,7 +91,7 @@ def analyse(spark, sql: str, frames: dict[str, DataFrame], memo: dict | None = N
         if kept is not None and kept[0] is df:
             return kept[1]
         side = df.selectExpr(f"struct(*) AS {quote(alias)}")
-        _FLAT[side] = [df, alias, None]
+        _FLAT[side] = _Packed(df, alias)
         if memo is not None:
             memo[sql] = (df, side)
         return side
@@ -177,7 +193,7 @@ def _not_cutting_too_wide(node, left, right, options, ls, rs, unavailable, choic
     return choice
 
 
-def flat_sides(node: Node, left: DataFrame, right: DataFrame, strategy: str) -> tuple | None:
+def flat_sides(node: IntervalJoin, left: DataFrame, right: DataFrame, strategy: str) -> tuple | None:
     """``node``'s sides as the registered tables' rows under their aliases, with the aliases
     its result has, where the join can be planned on them; None where not.
 
@@ -190,17 +206,13 @@ def flat_sides(node: Node, left: DataFrame, right: DataFrame, strategy: str) -> 
     ``a.col`` reads either form. Only inner, semi and anti joins: an outer join's missing side
     is a NULL struct, which repacking the flat columns would make a struct of NULLs.
     """
-    if strategy not in _FLAT_STRATEGIES or not isinstance(node, IntervalJoin) \
-            or node.spec.how not in ("inner", "semi", "anti"):
+    if strategy not in _FLAT_STRATEGIES or node.spec.how not in ("inner", "semi", "anti"):
         return None
-    found = [_FLAT.get(df) for df in (left, right)]
-    if None in found:
+    lp, rp = _FLAT.get(left), _FLAT.get(right)
+    if lp is None or rp is None:
         return None
-    for entry in found:
-        if entry[2] is None:
-            entry[2] = entry[0].alias(entry[1])
-    aliases = [found[0][1]] + ([found[1][1]] if node.spec.how == "inner" else [])
-    return found[0][2], found[1][2], aliases
+    aliases = [lp.alias] + ([rp.alias] if node.spec.how == "inner" else [])
+    return lp.flat(), rp.flat(), aliases
 
 
 def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_run: bool = False,
