@@ -348,7 +348,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     Probe marker = base.with(Mode.MARK);
     RDD<long[]> marks = Partitions.mapWithIndex(stream, PartitionFn.scala(markFn(marker)), false, false,
         Scala.tag(long[].class));
-    long[][] parts = (long[][]) marks.collect();
+    List<long[]> parts = Jobs.each(marks, new Jobs.Only<>(), long[].class);
     int n = bc.value().numRows();
     long[] matched = new long[(n + 63) >>> 6];
     for (long[] p : parts) {

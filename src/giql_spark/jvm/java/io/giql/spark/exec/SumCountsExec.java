@@ -16,7 +16,6 @@ import org.apache.spark.sql.types.LongType$;
 
 import io.giql.spark.compat.Scala;
 
-import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
 import scala.collection.immutable.Seq;
 import scala.runtime.AbstractFunction1;
@@ -71,10 +70,8 @@ public final class SumCountsExec extends UnaryExec {
 
   /** The total of the child's counts, by one job over the child's partitions. */
   private InternalRow total() {
-    RDD<InternalRow> partial =
-        child.execute().mapPartitionsInternal(new Sum(), false, Scala.tag(InternalRow.class));
     long total = 0;
-    for (InternalRow r : partial.toJavaRDD().collect()) total += r.getLong(0);
+    for (long c : Jobs.each(child.execute(), new Sum(), Long.class)) total += c;
     return row(total);
   }
 
@@ -96,29 +93,16 @@ public final class SumCountsExec extends UnaryExec {
     return sparkContext().parallelize(Scala.seqOf(total()), 1, Scala.tag(InternalRow.class));
   }
 
-  static final class Sum extends AbstractFunction1<Iterator<InternalRow>, Iterator<InternalRow>>
+  /** A partition's counts added up. */
+  static final class Sum extends AbstractFunction1<Iterator<InternalRow>, Long>
       implements Serializable {
     private static final long serialVersionUID = 1L;
 
     @Override
-    public Iterator<InternalRow> apply(Iterator<InternalRow> rows) {
+    public Long apply(Iterator<InternalRow> rows) {
       long total = 0;
       while (rows.hasNext()) total += rows.next().getLong(0);
-      InternalRow one = row(total);
-      return new AbstractIterator<InternalRow>() {
-        boolean done;
-
-        @Override
-        public boolean hasNext() {
-          return !done;
-        }
-
-        @Override
-        public InternalRow next() {
-          done = true;
-          return one;
-        }
-      };
+      return total;
     }
   }
 }
