@@ -558,14 +558,20 @@ public final class MergePlanner {
       Bounds bounds, boolean caseSensitive, String name, String[] why) {
     String[] boundCols = bounds == null ? new String[0] : bounds.columns;
     HadoopFsRelation rel = s.relation;
-    Configuration conf = HadoopConf.of(rel);
+    // made only when a footer is not yet cached: a relation's Hadoop configuration is a copy
+    // of the session's thousand settings, about a millisecond of every query's planning
+    Configuration[] conf = new Configuration[1];
+    java.util.function.Supplier<Configuration> lazyConf = () -> {
+      if (conf[0] == null) conf[0] = HadoopConf.of(rel);
+      return conf[0];
+    };
     List<ParquetLayout> layouts = new ArrayList<>();
     try {
       for (PartitionDirectory d : Scala.list(rel.location().listFiles(Scala.seqOf(),
           Scala.seqOf()))) {
         for (FileStatusWithMetadata f : Scala.list(d.files())) {
           FileStatus st = f.fileStatus();
-          layouts.add(ParquetLayout.of(conf, st, keyCol, posCol, boundCols, caseSensitive));
+          layouts.add(ParquetLayout.of(lazyConf, st, keyCol, posCol, boundCols, caseSensitive));
         }
       }
     } catch (IOException | RuntimeException e) {

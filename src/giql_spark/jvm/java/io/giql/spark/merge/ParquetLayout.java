@@ -105,15 +105,19 @@ final class ParquetLayout implements Serializable {
   private static final Map<String, ParquetLayout> CACHE = new ConcurrentHashMap<>();
   private static final int MAX_CACHE = 10_000;
 
-  /** The layout of {@code file} for {@code keyColumn} (and {@code posColumn}, may be null). */
-  static ParquetLayout of(Configuration conf, FileStatus file, String keyColumn,
-      String posColumn, String[] boundColumns, boolean caseSensitive) throws IOException {
+  /**
+   * The layout of {@code file} for {@code keyColumn} (and {@code posColumn}, may be null);
+   * {@code conf} is asked for only to read a footer not yet cached.
+   */
+  static ParquetLayout of(java.util.function.Supplier<Configuration> conf, FileStatus file,
+      String keyColumn, String posColumn, String[] boundColumns, boolean caseSensitive)
+      throws IOException {
     String id = file.getPath() + "|" + file.getLen() + "|" + file.getModificationTime() + "|"
         + keyColumn + "|" + posColumn + "|" + String.join(",", boundColumns) + "|"
         + caseSensitive;
     ParquetLayout hit = CACHE.get(id);
     if (hit != null) return hit;
-    ParquetLayout l = read(conf, file, keyColumn, posColumn, boundColumns, caseSensitive);
+    ParquetLayout l = read(conf.get(), file, keyColumn, posColumn, boundColumns, caseSensitive);
     if (CACHE.size() > MAX_CACHE) CACHE.clear();
     CACHE.put(id, l);
     return l;
