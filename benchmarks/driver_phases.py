@@ -45,23 +45,21 @@ PHASES = ("sql", "plan", "to job", "to task", "back", "serial")
 def events(log_dir: Path) -> dict:
     """Per job group: its job's start and end, and its stages' submission, completion and first launch."""
     jobs, ends, stages = {}, {}, {}
-    for path in eventlog.files(log_dir):
-        for line in path.read_text().splitlines():
-            e = json.loads(line)
-            kind = e.get("Event")
-            if kind == "SparkListenerJobStart":
-                group = (e.get("Properties") or {}).get("spark.jobGroup.id")
-                if group is not None:
-                    jobs[group] = (e["Job ID"], e["Submission Time"], e.get("Stage IDs", []))
-            elif kind == "SparkListenerJobEnd":
-                ends[e["Job ID"]] = e["Completion Time"]
-            elif kind == "SparkListenerStageCompleted":
-                info = e["Stage Info"]
-                stages.setdefault(info["Stage ID"], {}).update(
-                    submitted=info["Submission Time"], completed=info["Completion Time"])
-            elif kind == "SparkListenerTaskEnd":
-                s = stages.setdefault(e["Stage ID"], {})
-                s["first"] = min(s.get("first", float("inf")), e["Task Info"]["Launch Time"])
+    for _, e in eventlog.events(log_dir):
+        kind = e.get("Event")
+        if kind == "SparkListenerJobStart":
+            group = (e.get("Properties") or {}).get("spark.jobGroup.id")
+            if group is not None:
+                jobs[group] = (e["Job ID"], e["Submission Time"], e.get("Stage IDs", []))
+        elif kind == "SparkListenerJobEnd":
+            ends[e["Job ID"]] = e["Completion Time"]
+        elif kind == "SparkListenerStageCompleted":
+            info = e["Stage Info"]
+            stages.setdefault(info["Stage ID"], {}).update(
+                submitted=info["Submission Time"], completed=info["Completion Time"])
+        elif kind == "SparkListenerTaskEnd":
+            s = stages.setdefault(e["Stage ID"], {})
+            s["first"] = min(s.get("first", float("inf")), e["Task Info"]["Launch Time"])
     return {g: {"start": start, "end": ends[jid], "stages": [stages[s] for s in sids if s in stages]}
             for g, (jid, start, sids) in jobs.items() if jid in ends}
 

@@ -59,30 +59,35 @@ def files(log_dir: Path) -> list[Path]:
                   if p.is_file() and not p.name.startswith((".", "appstatus")))
 
 
+def events(log_dir: Path):
+    """Each event under ``log_dir`` as (its application's log, the event), in the files' order."""
+    for path in files(log_dir):
+        rolling = path.parent.name.startswith("eventlog_v2_")
+        app = str(path.parent if rolling else path)
+        for line in path.read_text().splitlines():
+            yield app, json.loads(line)
+
+
 def read(log_dir: Path) -> Log:
     """Every task of a stage whose job ran in a job group (``setJobGroup``), and each stage's span."""
     group_of_stage: dict[tuple[str, int], str] = {}
     ended: list[tuple[tuple[str, int], float, float, int]] = []
     spans: dict[tuple[str, int], tuple[int, int]] = {}
-    for path in files(log_dir):
-        rolling = path.parent.name.startswith("eventlog_v2_")
-        app = str(path.parent if rolling else path)
-        for line in path.read_text().splitlines():
-            e = json.loads(line)
-            kind = e.get("Event")
-            if kind == "SparkListenerJobStart":
-                group = (e.get("Properties") or {}).get("spark.jobGroup.id")
-                if group is not None:
-                    for sid in e.get("Stage IDs", []):
-                        group_of_stage[(app, sid)] = group
-            elif kind == "SparkListenerTaskEnd":
-                info = e["Task Info"]
-                cpu = (e.get("Task Metrics") or {}).get("Executor CPU Time", 0) / 1e9
-                ended.append(((app, e["Stage ID"]), (info["Finish Time"] - info["Launch Time"]) / 1000, cpu,
-                              info.get("Index", -1)))
-            elif kind == "SparkListenerStageCompleted":
-                info = e["Stage Info"]
-                spans[(app, info["Stage ID"])] = (info.get("Submission Time", 0), info.get("Completion Time", 0))
+    for app, e in events(log_dir):
+        kind = e.get("Event")
+        if kind == "SparkListenerJobStart":
+            group = (e.get("Properties") or {}).get("spark.jobGroup.id")
+            if group is not None:
+                for sid in e.get("Stage IDs", []):
+                    group_of_stage[(app, sid)] = group
+        elif kind == "SparkListenerTaskEnd":
+            info = e["Task Info"]
+            cpu = (e.get("Task Metrics") or {}).get("Executor CPU Time", 0) / 1e9
+            ended.append(((app, e["Stage ID"]), (info["Finish Time"] - info["Launch Time"]) / 1000, cpu,
+                          info.get("Index", -1)))
+        elif kind == "SparkListenerStageCompleted":
+            info = e["Stage Info"]
+            spans[(app, info["Stage ID"])] = (info.get("Submission Time", 0), info.get("Completion Time", 0))
     tasks = [Task(group_of_stage[key], key[0], key[1], seconds, cpu, index)
              for key, seconds, cpu, index in ended if key in group_of_stage]
     return Log(tasks, spans)
