@@ -23,8 +23,8 @@ import scala.runtime.AbstractFunction2;
  * the class file of each lambda's enclosing class ({@code RDD}, {@code SparkContext}) from its
  * jar and parses it with ASM to look for return statements, on every query. A plain function
  * object is not a closure to the cleaner, which returns at once. On the merge count with 64
- * tasks the driver's time from {@code collect} to the job's start fell from 24.5 and 27.2 ms to
- * 12.5 and 13.1 ms (medians of 30 queries, two rounds each, 2-core AMD machine).
+ * tasks the driver's time from {@code collect} to the job's start fell from 26.8 and 31.4 ms to
+ * 15.7 and 16.0 ms ({@code benchmarks/reports/DRIVER-PHASES-1M.md}).
  */
 final class Jobs {
   private Jobs() {}
