@@ -38,6 +38,7 @@ from harness import eventlog  # noqa: E402
 from harness.data import data_paths  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT  # noqa: E402
+from projected import logged_spark  # noqa: E402
 
 PHASES = ("sql", "plan", "to job", "to task", "back", "serial")
 
@@ -70,12 +71,8 @@ def run(args) -> dict:
     load_start = load_averages()
     left, right = data_paths("uniform", args.size)
     log_dir = Path(tempfile.mkdtemp(prefix="giql-events-"))
-    spark = gs.local_spark("local[2]", config={
-        "spark.driver.memory": "8g", "spark.ui.enabled": "false",
-        "spark.sql.shuffle.partitions": "128", "spark.sql.files.maxPartitionBytes": str(4 * 2**20),
-        "spark.sql.adaptive.coalescePartitions.enabled": "false",
-        "spark.eventLog.enabled": "true", "spark.eventLog.dir": str(log_dir),
-        "spark.eventLog.compress": "false"})
+    # projected.py's Spark, so that its driver time is the one split here
+    spark = logged_spark(log_dir, {"spark.driver.memory": "8g"})
     spark.conf.set("spark.giql.merge.tasks", str(args.tasks))
     s = gs.Session(spark, strategy=args.strategy)
     s.register("l", str(left))
@@ -100,7 +97,7 @@ def run(args) -> dict:
     for i, (t0, t1, t2, t3) in enumerate(marks):
         job = ev[f"q{i}"]
         st = job["stages"]
-        busy = max(x["completed"] for x in st) - min(x["submitted"] for x in st)
+        busy = 1000 * eventlog.busy_seconds([(0, [], x["submitted"], x["completed"]) for x in st])
         rows.append({"sql": t1 - t0, "plan": t2 - t1, "to job": job["start"] - t2,
                      "to task": min(x["first"] - x["submitted"] for x in st),
                      "back": t3 - job["end"], "serial": t3 - t0 - busy})
