@@ -84,6 +84,17 @@ def median_stages(runs: list[list]) -> list:
     return out
 
 
+def plan_runs(log, groups: list[str], walls: list[float]):
+    """The timed runs of one plan (their job groups and wall times) as one: the stages with each
+    task's median time (:func:`median_stages`), the driver's median time outside every stage, the
+    work (the median tasks' total) and each run's own stages (as :func:`project` takes them)."""
+    each = [log.indexed(g) for g in groups]
+    flat = [[(sid, list(t.values()), a, b) for sid, t, a, b in run] for run in each]
+    serial = float(np.median([max(0.0, w - eventlog.busy_seconds(st)) for w, st in zip(walls, flat)]))
+    stages = median_stages(each)
+    return stages, serial, sum(sum(t) for _, t, _, _ in stages), flat
+
+
 def logged_spark(log_dir: Path, conf: dict | None = None):
     """A local[2] Spark writing its event log to ``log_dir``, with a cluster's task layout: 4 MB
     scan splits, 128 shuffle partitions not coalesced."""
@@ -141,12 +152,7 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
     for strategy, r in runs.items():
         r["projected"], r["work_at"], r["each_run"] = {}, {}, {}
         for group, (at, walls) in r.pop("at").items():
-            each = [log.indexed(f"{group}#{i}") for i in range(len(walls))]
-            flat = [[(sid, list(t.values()), a, b) for sid, t, a, b in run] for run in each]
-            serials = [max(0.0, w - eventlog.busy_seconds(st)) for w, st in zip(walls, flat)]
-            stages = median_stages(each)
-            serial = float(np.median(serials))
-            work = sum(sum(t) for _, t, _, _ in stages)
+            stages, serial, work, flat = plan_runs(log, [f"{group}#{i}" for i in range(len(walls))], walls)
             for p in cores_list if at is None else [at]:
                 r["projected"][p] = project_serial(stages, serial, p)
                 r["work_at"][p] = work

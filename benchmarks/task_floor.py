@@ -40,7 +40,7 @@ from harness import eventlog  # noqa: E402
 from harness.data import data_paths  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT  # noqa: E402
-from projected import logged_spark, median_stages, project_serial, skewed_paths  # noqa: E402
+from projected import logged_spark, plan_runs, project_serial, skewed_paths  # noqa: E402
 
 #: the identical task's work: a hash of each row, summed (whole-stage code, no input read)
 HASHED = "sum(xxhash64(id, id * 3, id * 7) % 1000)"
@@ -67,8 +67,7 @@ def calibrate(spark, tasks: int, target: float) -> int:
     """Rows per identical task for a task of about ``target`` seconds, from the runs' own clock
     (two tasks at a time on local[2]; the median of three runs at each step)."""
     rows = 4_000_000
-    run = identical(spark, tasks, rows)
-    run()  # compiled and warm before it is timed
+    identical(spark, tasks, rows)()  # compiled and warm before it is timed
     for _ in range(3):
         run = identical(spark, tasks, rows)
         walls = []
@@ -82,12 +81,8 @@ def calibrate(spark, tasks: int, target: float) -> int:
 
 def projection(log, groups: list[str], walls: list[float], cores: int) -> dict:
     """As ``projected.py``: per-partition medians over the runs, the driver's median time."""
-    each = [log.indexed(g) for g in groups]
-    flat = [[(sid, list(t.values()), a, b) for sid, t, a, b in run] for run in each]
-    serial = float(np.median([max(0.0, w - eventlog.busy_seconds(st)) for w, st in zip(walls, flat)]))
-    stages = median_stages(each)
+    stages, serial, work, _ = plan_runs(log, groups, walls)
     widest = max(stages, key=lambda s: len(s[1]))[1]
-    work = sum(sum(t) for _, t, _, _ in stages)
     projected = project_serial(stages, serial, cores)
     return {"work": work, "serial": serial, "tasks": len(widest), "longest": max(widest),
             "mean": float(np.mean(widest)), "projected": projected, "speedup": work / projected}
@@ -130,7 +125,7 @@ def run_profile(profile: str, size: int, tasks: int, rounds: int, repeats: int, 
                                for r in range(rounds)]
     m, f = out["merge"], out["identical"]
     floor = f["longest"] / f["mean"]
-    at_floor = m["serial"] + max(floor * m["work"] / m["tasks"], m["work"] / tasks)
+    at_floor = m["serial"] + max(floor * m["mean"], m["work"] / tasks)
     out["merge_at_floor"] = {"projected": at_floor, "speedup": m["work"] / at_floor}
     return out
 
