@@ -12,6 +12,7 @@ public final class UnitTests {
     io.giql.spark.index.IntervalIndexTest.run(c);
     io.giql.spark.merge.UnitSweepTest.run(c);
     io.giql.spark.merge.CountSweepTest.run(c);
+    io.giql.spark.merge.HeldRowsTest.run(c);
     io.giql.spark.merge.RangesTest.run(c);
     io.giql.spark.columns.RowConcatTest.run(c);
     io.giql.spark.columns.VectorRowTest.run(c);
