@@ -29,24 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pyarrow.parquet as pq  # noqa: E402
 
 from harness import eventlog  # noqa: E402
-from harness.data import DATA_DIR, data_paths, write_parquet  # noqa: E402
+from harness.data import data_paths, with_groups  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT  # noqa: E402
 from harness.report import command_line, write_report  # noqa: E402
-
-
-def with_groups(path: Path, rows: int) -> Path:
-    """``path`` itself when its row groups hold ``rows`` rows, else a copy that does (made once)."""
-    meta = pq.read_metadata(path)
-    if meta.num_row_groups and meta.row_group(0).num_rows == rows:
-        return path
-    out = DATA_DIR / f"{path.stem}_rg{rows}.parquet"
-    if not out.exists():
-        write_parquet(pq.read_table(path), out, row_group=rows)
-    return out
 
 
 def run_size(left: Path, right: Path, tasks: list[int], repeats: int, log_dir: Path) -> dict:

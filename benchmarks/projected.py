@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from harness import eventlog  # noqa: E402
-from harness.data import DATA_DIR, HG38, data_paths, generate, write_parquet  # noqa: E402
+from harness.data import DATA_DIR, HG38, data_paths, generate, with_groups, write_parquet  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT  # noqa: E402
 
@@ -109,10 +109,12 @@ def logged_spark(log_dir: Path, conf: dict | None = None):
 
 
 def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path,
-                conf: dict | None = None, repeats: int = 3) -> dict:
+                conf: dict | None = None, repeats: int = 3, row_group: int | None = None) -> dict:
     import giql_spark as gs
 
     left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
+    if row_group:
+        left, right = with_groups(left, row_group), with_groups(right, row_group)
     spark = logged_spark(log_dir, conf)
     sc = spark.sparkContext
     runs = {}
@@ -177,7 +179,8 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
              "projection uses its own runs' work). "
              f"Each plan timed {args.repeats} times: wall, driver and each task's time are medians over "
              "the runs (tasks matched by stage and partition); in brackets, the least and the greatest "
-             "of the runs' own projections.", ""]
+             "of the runs' own projections."
+             + (f" The files rewritten with row groups of {args.row_group:,} rows." if args.row_group else ""), ""]
     for res in results:
         runs = res["runs"]
         counts = {c for r in runs.values() for c in r["counts"]}
@@ -238,6 +241,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3, help="timed runs of each plan (medians)")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                     help="a Spark option for the session (e.g. spark.giql.merge.pairWeight=0)")
+    ap.add_argument("--row-group", type=int, help="the files rewritten with row groups of this many rows "
+                    "(the generated files have 131,072)")
     args = ap.parse_args()
     cores_list = [int(x) for x in args.cores.split(",")]
     start = load_averages()
@@ -245,7 +250,8 @@ def main() -> int:
     for profile in args.profiles.split(","):
         with tempfile.TemporaryDirectory(prefix="giql-events-") as d:
             results.append(run_profile(profile, args.size, cores_list, args.strategies.split(","), Path(d),
-                                       dict(kv.split("=", 1) for kv in args.conf), args.repeats))
+                                       dict(kv.split("=", 1) for kv in args.conf), args.repeats,
+                                       args.row_group))
     load = (start, load_averages())
     args.out.write_text(report(results, cores_list, args, load))
     args.out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str))

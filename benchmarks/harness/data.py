@@ -86,6 +86,17 @@ def write_parquet(table: pa.Table, path: Path, row_group: int = ROW_GROUP) -> Pa
     return path
 
 
+def with_groups(path: Path, rows: int) -> Path:
+    """``path`` itself when its row groups hold ``rows`` rows, else a copy that does (made once)."""
+    meta = pq.read_metadata(path)
+    if meta.num_row_groups and meta.row_group(0).num_rows == rows:
+        return path
+    out = DATA_DIR / f"{path.stem}_rg{rows}.parquet"
+    if not out.exists():
+        write_parquet(pq.read_table(path), out, row_group=rows)
+    return out
+
+
 def data_paths(profile: str, size: int, order: str = "sorted") -> tuple[Path, Path]:
     """The left and right files of a profile at ``size`` rows a side (generated once).
 
