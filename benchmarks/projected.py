@@ -19,11 +19,16 @@ stage ran) is kept as it is. ``work`` is the tasks' total, ``speed-up`` work div
 projected time. ``auto`` is the strategy the cost model picks with ``spark.giql.cores = P``
 (EXPLAIN), at that strategy's projected time.
 
-Each plan runs ``--repeats`` times timed (3 by default) after one untimed run. A plan run again
-has the same tasks, so each task's time is the median of its times in those runs (matched by
-stage and partition index), as is the driver's: on two cores a task is now and then held up by
-the other threads (the same task took 97, 190 and 106 ms in three runs), and one such task sets a
+Each plan runs ``--repeats`` times timed (3 by default) after ``--warmup`` untimed runs (1 by
+default). A plan run again has the same tasks, so each task's time is the median of its times in
+those runs (matched by stage and partition index), as is the driver's: on two cores a task is now
+and then held up by the other threads (the same task took 97, 190 and 106 ms in three runs), and one such task sets a
 stage's projection at P cores. Each run's own projection is kept too (the range in brackets).
+
+``--master local[1]`` runs one task at a time, so that a task has a core to itself while the
+driver (its Python, its JVM threads, the event log) and the JIT's and GC's threads take the other,
+as on a cluster where the driver is a machine of its own; ``--warmup N`` runs each plan N times
+untimed first, for a JVM that has compiled the code the query runs (a long-lived cluster's).
 """
 
 from __future__ import annotations
@@ -95,12 +100,12 @@ def plan_runs(log, groups: list[str], walls: list[float]):
     return stages, serial, sum(sum(t) for _, t, _, _ in stages), flat
 
 
-def logged_spark(log_dir: Path, conf: dict | None = None):
-    """A local[2] Spark writing its event log to ``log_dir``, with a cluster's task layout: 4 MB
+def logged_spark(log_dir: Path, conf: dict | None = None, master: str = "local[2]"):
+    """A local Spark writing its event log to ``log_dir``, with a cluster's task layout: 4 MB
     scan splits, 128 shuffle partitions not coalesced."""
     import giql_spark as gs
 
-    return gs.local_spark("local[2]", config={
+    return gs.local_spark(master, config={
         "spark.driver.memory": "12g", "spark.ui.enabled": "false",
         "spark.sql.shuffle.partitions": "128", "spark.sql.files.maxPartitionBytes": str(4 * 2**20),
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
@@ -109,13 +114,14 @@ def logged_spark(log_dir: Path, conf: dict | None = None):
 
 
 def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path,
-                conf: dict | None = None, repeats: int = 3, row_group: int | None = None) -> dict:
+                conf: dict | None = None, repeats: int = 3, row_group: int | None = None,
+                master: str = "local[2]", warmup: int = 1) -> dict:
     import giql_spark as gs
 
     left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
     if row_group:
         left, right = with_groups(left, row_group), with_groups(right, row_group)
-    spark = logged_spark(log_dir, conf)
+    spark = logged_spark(log_dir, conf, master)
     sc = spark.sparkContext
     runs = {}
     for strategy in strategies:
@@ -127,7 +133,8 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
             group = strategy if p is None else f"{strategy}@{p}"
             if p is not None:
                 spark.conf.set("spark.giql.merge.tasks", str(p))
-            s.sql(GIQL_COUNT).collect()  # untimed
+            for _ in range(warmup):  # untimed
+                s.sql(GIQL_COUNT).collect()
             walls = []
             r = runs.setdefault(strategy, {"counts": [], "at": {}})
             for i in range(repeats):
@@ -172,12 +179,12 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
              f"Date: {time.strftime('%Y-%m-%dT%H:%M', time.gmtime())} UTC. Made by `benchmarks/projected.py` "
              "(method in its docstring); raw numbers in the `.json` next to this file.", "", "```",
              "PYTHONPATH=src python benchmarks/projected.py " + " ".join(sys.argv[1:]), "```", "",
-             f"Machine: 2 cores, local[2]; 1-minute load average {load[0]} at the start, {load[1]} at the end. "
+             f"Machine: 2 cores, {args.master}; 1-minute load average {load[0]} at the start, {load[1]} at the end. "
              "Each strategy forced, the GIQL COUNT(*) of INTERSECTS; 4 MB scan splits, 128 shuffle "
              "partitions not coalesced; the merge run once per P with `spark.giql.merge.tasks` = P "
              "(its wall, work and widest stage below are those of the runs for the most cores; each "
              "projection uses its own runs' work). "
-             f"Each plan timed {args.repeats} times: wall, driver and each task's time are medians over "
+             f"Each plan timed {args.repeats} times after {args.warmup} untimed: wall, driver and each task's time are medians over "
              "the runs (tasks matched by stage and partition); in brackets, the least and the greatest "
              "of the runs' own projections."
              + (f" The files rewritten with row groups of {args.row_group:,} rows." if args.row_group else ""), ""]
@@ -243,6 +250,9 @@ def main() -> int:
                     help="a Spark option for the session (e.g. spark.giql.merge.pairWeight=0)")
     ap.add_argument("--row-group", type=int, help="the files rewritten with row groups of this many rows "
                     "(the generated files have 131,072)")
+    ap.add_argument("--master", default="local[2]",
+                    help="local[1]: one task at a time, the other core left to the driver, its JIT and GC")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed runs of each plan before the timed ones")
     args = ap.parse_args()
     cores_list = [int(x) for x in args.cores.split(",")]
     start = load_averages()
@@ -251,7 +261,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="giql-events-") as d:
             results.append(run_profile(profile, args.size, cores_list, args.strategies.split(","), Path(d),
                                        dict(kv.split("=", 1) for kv in args.conf), args.repeats,
-                                       args.row_group))
+                                       args.row_group, args.master, args.warmup))
     load = (start, load_averages())
     args.out.write_text(report(results, cores_list, args, load))
     args.out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str))
