@@ -4,14 +4,14 @@
     PYTHONPATH=src python benchmarks/projected.py --size 10000000 --profiles uniform,skewed \
         --cores 16,64,256 --out benchmarks/reports/PROJECTED-10M.md
 
-For each data set (the scale benchmark's sorted files; ``skewed``: the same widths with a third
-of the rows on chr1) each strategy runs the GIQL ``COUNT(*)`` of INTERSECTS forced, once
-untimed and once timed, in one local[2] Spark that writes its event log, with the task layout a
-cluster would get: ``spark.sql.files.maxPartitionBytes`` 4 MB (scan tasks), 128 shuffle
-partitions kept as they are (AQE coalesces partitions down to the default parallelism, 2 here,
-which a cluster of P cores would not). The merge plans its tasks for the cores it runs on (a
-busy chromosome cut into ranges of positions, ``spark.giql.merge.tasks`` = P), so it runs once
-per P, each run projected to its own P.
+For each data set (the scale benchmark's sorted files; ``skewed``: the same widths with a third of
+the rows on chr1) each strategy runs the GIQL ``COUNT(*)`` of INTERSECTS forced, untimed and then
+timed (below), in one local Spark (``--master``, ``local[2]`` by default) that writes its event
+log, with the task layout a cluster would get: ``spark.sql.files.maxPartitionBytes`` 4 MB (scan
+tasks), 128 shuffle partitions kept as they are (AQE coalesces partitions down to the default
+parallelism, 2 here, which a cluster of P cores would not). The merge plans its tasks for the cores
+it runs on (a busy chromosome cut into ranges of positions, ``spark.giql.merge.tasks`` = P), so it
+runs once per P, each run projected to its own P.
 From the log, per stage, every task's launch-to-finish time; on P cores a stage takes
 ``max(its longest task, its tasks' total / P)``, the stages one after the other, and what the
 driver did between them (planning, a broadcast's build: the run's wall time less the time some
@@ -22,8 +22,9 @@ projected time. ``auto`` is the strategy the cost model picks with ``spark.giql.
 Each plan runs ``--repeats`` times timed (3 by default) after ``--warmup`` untimed runs (1 by
 default). A plan run again has the same tasks, so each task's time is the median of its times in
 those runs (matched by stage and partition index), as is the driver's: on two cores a task is now
-and then held up by the other threads (the same task took 97, 190 and 106 ms in three runs), and one such task sets a
-stage's projection at P cores. Each run's own projection is kept too (the range in brackets).
+and then held up by the other threads (the same task took 97, 190 and 106 ms in three runs), and
+one such task sets a stage's projection at P cores. Each run's own projection is kept too (the
+range in brackets).
 
 ``--master local[1]`` runs one task at a time, so that a task has a core to itself while the
 driver (its Python, its JVM threads, the event log) and the JIT's and GC's threads take the other,
