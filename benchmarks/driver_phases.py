@@ -30,7 +30,8 @@ planned over the same files, its row groups skipped by their statistics). Each r
 one job of one stage, as the merge's count does. What the GIQL query's ``serial`` has beyond
 theirs is what the package could still take off the driver.
 ``--master local[1]`` runs as ``projected.py --master local[1]``; ``--warmup`` sets the untimed
-queries (each kind's).
+queries (each kind's); ``--plan-warmup N`` then plans each kind N times more without running it,
+for a driver that has compiled its planning code (a query's runs once a query).
 """
 
 from __future__ import annotations
@@ -128,6 +129,8 @@ def run(args) -> dict:
     for make in kinds.values():
         for _ in range(args.warmup):
             make().collect()
+        for _ in range(args.plan_warmup):  # the driver's planning code compiled, as a busy driver's is
+            make()._jdf.queryExecution().executedPlan()
     marks = {kind: [] for kind in kinds}
     for i in range(args.repeat):  # the kinds one after the other, so that they share the machine's moments
         for kind, make in kinds.items():
@@ -138,7 +141,7 @@ def run(args) -> dict:
     rows = {kind: [phases(ev[f"{kind}#{i}"], m) for i, m in enumerate(ms)] for kind, ms in marks.items()}
     return {"label": args.label, "pythonpath_code": str(Path(gs.__file__).resolve().parent),
             "size": args.size, "tasks": args.tasks, "strategy": args.strategy, "master": args.master,
-            "warmup": args.warmup, "repeat": args.repeat, "load_start": load_start,
+            "warmup": args.warmup, "plan_warmup": args.plan_warmup, "repeat": args.repeat, "load_start": load_start,
             "load_end": load_averages(), "queries": rows.pop("giql"), "floors": rows}
 
 
@@ -178,6 +181,8 @@ def main() -> int:
     ap.add_argument("--label", default="run")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--warmup", type=int, default=3, help="untimed queries of each kind first")
+    ap.add_argument("--plan-warmup", type=int, default=0,
+                    help="after --warmup, plan each kind this many times more without running it")
     ap.add_argument("--floor", action="store_true",
                     help="also time two plain Spark queries, Spark's own driver time (docstring)")
     ap.add_argument("--json", type=Path, help="write this run's queries here")

@@ -30,6 +30,9 @@ range in brackets).
 driver (its Python, its JVM threads, the event log) and the JIT's and GC's threads take the other,
 as on a cluster where the driver is a machine of its own; ``--warmup N`` runs each plan N times
 untimed first, for a JVM that has compiled the code the query runs (a long-lived cluster's).
+``--plan-warmup N`` then plans it N times more without running it: a query's planning code runs
+once a query, so a few runs leave it interpreted, where a driver that has served many queries
+has compiled it (``driver_phases.py --plan-warmup``).
 """
 
 from __future__ import annotations
@@ -116,7 +119,7 @@ def logged_spark(log_dir: Path, conf: dict | None = None, master: str = "local[2
 
 def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path,
                 conf: dict | None = None, repeats: int = 3, row_group: int | None = None,
-                master: str = "local[2]", warmup: int = 1) -> dict:
+                master: str = "local[2]", warmup: int = 1, plan_warmup: int = 0) -> dict:
     import giql_spark as gs
 
     left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
@@ -136,6 +139,8 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
                 spark.conf.set("spark.giql.merge.tasks", str(p))
             for _ in range(warmup):  # untimed
                 s.sql(GIQL_COUNT).collect()
+            for _ in range(plan_warmup):
+                s.sql(GIQL_COUNT)._jdf.queryExecution().executedPlan()
             walls = []
             r = runs.setdefault(strategy, {"counts": [], "at": {}})
             for i in range(repeats):
@@ -185,7 +190,9 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
              "partitions not coalesced; the merge run once per P with `spark.giql.merge.tasks` = P "
              "(its wall, work and widest stage below are those of the runs for the most cores; each "
              "projection uses its own runs' work). "
-             f"Each plan timed {args.repeats} times after {args.warmup} untimed: wall, driver and each task's time are medians over "
+             f"Each plan timed {args.repeats} times after {args.warmup} untimed"
+             + (f" and {args.plan_warmup} planned untimed without running" if args.plan_warmup else "")
+             + ": wall, driver and each task's time are medians over "
              "the runs (tasks matched by stage and partition); in brackets, the least and the greatest "
              "of the runs' own projections."
              + (f" The files rewritten with row groups of {args.row_group:,} rows." if args.row_group else ""), ""]
@@ -254,6 +261,8 @@ def main() -> int:
     ap.add_argument("--master", default="local[2]",
                     help="local[1]: one task at a time, the other core left to the driver, its JIT and GC")
     ap.add_argument("--warmup", type=int, default=1, help="untimed runs of each plan before the timed ones")
+    ap.add_argument("--plan-warmup", type=int, default=0,
+                    help="then this many untimed plannings of each plan, not run (docstring)")
     args = ap.parse_args()
     cores_list = [int(x) for x in args.cores.split(",")]
     start = load_averages()
@@ -262,7 +271,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="giql-events-") as d:
             results.append(run_profile(profile, args.size, cores_list, args.strategies.split(","), Path(d),
                                        dict(kv.split("=", 1) for kv in args.conf), args.repeats,
-                                       args.row_group, args.master, args.warmup))
+                                       args.row_group, args.master, args.warmup, args.plan_warmup))
     load = (start, load_averages())
     args.out.write_text(report(results, cores_list, args, load))
     args.out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str))
