@@ -31,7 +31,8 @@ one job of one stage, as the merge's count does. What the GIQL query's ``serial`
 theirs is what the package could still take off the driver.
 ``--master local[1]`` runs as ``projected.py --master local[1]``; ``--warmup`` sets the untimed
 queries (each kind's); ``--plan-warmup N`` then plans each kind N times more without running it,
-for a driver that has compiled its planning code (a query's runs once a query).
+for a driver that has compiled its planning code (which runs once a query, so a few queries leave
+it interpreted).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def events(log_dir: Path) -> dict:
         if kind == "SparkListenerJobStart":
             group = (e.get("Properties") or {}).get("spark.jobGroup.id")
             if group is not None:
-                jobs.setdefault(group, []).append((e["Job ID"], e["Submission Time"], e.get("Stage IDs", [])))
+                job = (e["Job ID"], e["Submission Time"], e.get("Stage IDs", []))
+                jobs.setdefault(group, []).append(job)
         elif kind == "SparkListenerJobEnd":
             ends[e["Job ID"]] = e["Completion Time"]
         elif kind == "SparkListenerStageCompleted":
@@ -77,8 +79,10 @@ def events(log_dir: Path) -> dict:
     out = {}
     for g, js in jobs.items():
         if all(jid in ends for jid, _, _ in js):
-            out[g] = {"start": min(start for _, start, _ in js), "end": max(ends[jid] for jid, _, _ in js),
-                      "stages": [stages[s] for _, _, sids in js for s in sids if "completed" in stages.get(s, {})]}
+            done = [stages[s] for _, _, sids in js for s in sids
+                    if "completed" in stages.get(s, {})]
+            out[g] = {"start": min(start for _, start, _ in js),
+                      "end": max(ends[jid] for jid, _, _ in js), "stages": done}
     return out
 
 
@@ -118,9 +122,9 @@ def run(args) -> dict:
     s = gs.Session(spark, strategy=args.strategy)
     s.register("l", str(left))
     s.register("r", str(right))
-    spark.read.parquet(str(left)).createOrReplaceTempView("giql_floor_left")
     kinds = {"giql": lambda: s.sql(GIQL_COUNT)}
     if args.floor:
+        spark.read.parquet(str(left)).createOrReplaceTempView("giql_floor_left")
         t = int(args.tasks)
         # no rows out, one stage each: as the merge's count, one job of one stage
         kinds["range"] = lambda: spark.sql(f"SELECT id FROM range(0, {t}, 1, {t}) WHERE id < 0")
@@ -129,20 +133,24 @@ def run(args) -> dict:
     for make in kinds.values():
         for _ in range(args.warmup):
             make().collect()
-        for _ in range(args.plan_warmup):  # the driver's planning code compiled, as a busy driver's is
+        # the driver's planning code compiled, as a busy driver's is
+        for _ in range(args.plan_warmup):
             make()._jdf.queryExecution().executedPlan()
     marks = {kind: [] for kind in kinds}
-    for i in range(args.repeat):  # the kinds one after the other, so that they share the machine's moments
+    # the kinds one after the other, so that they share the machine's moments
+    for i in range(args.repeat):
         for kind, make in kinds.items():
             marks[kind].append(timed(sc, f"{kind}#{i}", make))
     sc.setLocalProperty("spark.jobGroup.id", None)
     spark.stop()
     ev = events(log_dir)
-    rows = {kind: [phases(ev[f"{kind}#{i}"], m) for i, m in enumerate(ms)] for kind, ms in marks.items()}
+    rows = {kind: [phases(ev[f"{kind}#{i}"], m) for i, m in enumerate(ms)]
+            for kind, ms in marks.items()}
     return {"label": args.label, "pythonpath_code": str(Path(gs.__file__).resolve().parent),
-            "size": args.size, "tasks": args.tasks, "strategy": args.strategy, "master": args.master,
-            "warmup": args.warmup, "plan_warmup": args.plan_warmup, "repeat": args.repeat, "load_start": load_start,
-            "load_end": load_averages(), "queries": rows.pop("giql"), "floors": rows}
+            "size": args.size, "tasks": args.tasks, "strategy": args.strategy,
+            "master": args.master, "warmup": args.warmup, "plan_warmup": args.plan_warmup,
+            "repeat": args.repeat, "load_start": load_start, "load_end": load_averages(),
+            "queries": rows.pop("giql"), "floors": rows}
 
 
 def combine(paths: list[Path]) -> str:
