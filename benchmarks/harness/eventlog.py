@@ -106,3 +106,28 @@ def busy_seconds(stages) -> float:
             total += c - end
             end = c
     return total / 1000
+
+
+def metric_updates(log_dir: Path, names: set[str]) -> dict[tuple[str, int], dict[str, float]]:
+    """Each task's updates of the SQL metrics named ``names`` (their descriptions, as Spark's UI
+    shows them), by (job group, partition): for groups of one stage, as a merge join's count is
+    (the tasks of one partition in several stages of a group would be merged)."""
+    group_of_stage: dict[tuple[str, int], str] = {}
+    ended: list[tuple[tuple[str, int], int, dict[str, float]]] = []
+    for app, e in events(log_dir):
+        kind = e.get("Event")
+        if kind == "SparkListenerJobStart":
+            group = (e.get("Properties") or {}).get("spark.jobGroup.id")
+            if group is not None:
+                for sid in e.get("Stage IDs", []):
+                    group_of_stage[(app, sid)] = group
+        elif kind == "SparkListenerTaskEnd":
+            info = e["Task Info"]
+            got = {a["Name"]: float(a["Update"]) for a in info.get("Accumulables", [])
+                   if a.get("Name") in names and "Update" in a}
+            ended.append(((app, e["Stage ID"]), info.get("Index", -1), got))
+    out: dict[tuple[str, int], dict[str, float]] = {}
+    for key, index, got in ended:
+        if key in group_of_stage and got:
+            out.setdefault((group_of_stage[key], index), {}).update(got)
+    return out
