@@ -325,7 +325,7 @@ def test_the_merge_tasks_are_cut_by_work_pairs_included():
     them), and no task costs less than decoding a row group a side: equal rows on a dense and a
     sparse chromosome, whose pairs outweigh the row groups' rows, give tasks of an equal share;
     cut by rows alone, a task's share of the rows is smaller than the row group it decodes."""
-    from giql_spark.planner.cost import DECODED_ROW, DECODED_SHARE, Cluster, Shape, merge_pair_weight, merge_ranges
+    from giql_spark.planner.cost import COUNTED_PAIR, DECODED_ROW, DECODED_SHARE, Cluster, Shape, merge_pair_weight, merge_ranges
 
     rows = np.array([1e6, 1e6])
     widths = np.full(100, 1000.0)
@@ -334,8 +334,8 @@ def test_the_merge_tasks_are_cut_by_work_pairs_included():
                left_bytes_per_row=20.0, right_bytes_per_row=20.0, count_only=True,
                left_group_rows=250_000.0, right_group_rows=250_000.0)
     pairs = rows * rows * np.minimum(1.0, 2000.0 / sh.chrom_extent)
-    work = rows * 2 + merge_pair_weight(sh, DEFAULTS) * pairs
-    assert merge_pair_weight(sh, DEFAULTS) == DEFAULTS["per_row_pair"] / DEFAULTS["jvm_merge_row"]
+    work = rows * 2 + merge_pair_weight(sh) * pairs
+    assert merge_pair_weight(sh) == COUNTED_PAIR
     assert DECODED_ROW * 500_000 < work.sum() / 64  # a row group a side is less than a share
     tasks, longest, _ = merge_ranges(sh, Cluster(64), DEFAULTS)
     assert tasks == 64 and longest == pytest.approx(1 / 64)

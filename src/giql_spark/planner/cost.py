@@ -242,11 +242,17 @@ DECODED_ROW = 1.5
 DECODED_SHARE = DECODED_ROW / (1 + DECODED_ROW)
 
 
-def merge_pair_weight(sh: Shape, c: dict) -> float:
-    """A pair's work in merge rows, as the merge's planner weighs it (``MergePlanner``'s
-    COUNTED_PAIR and RETURNED_PAIR): counted inside the join, or returned."""
-    pair = c["per_row_pair"] if sh.count_only or sh.per_row else c["output"]
-    return pair / c["jvm_merge_row"]
+#: As the merge join's planner (``MergePlanner``'s COUNTED_PAIR and RETURNED_PAIR): a pair's work
+#: in kept rows' work, counted inside the join or returned. The counted one is fitted on the
+#: tasks' CPU time in ``benchmarks/reports/TASK-COST-10M.md``.
+COUNTED_PAIR = 0.15
+RETURNED_PAIR = 0.25
+
+
+def merge_pair_weight(sh: Shape) -> float:
+    """A pair's work in kept rows, as the merge's planner weighs it: counted inside the join, or
+    returned."""
+    return COUNTED_PAIR if sh.count_only or sh.per_row else RETURNED_PAIR
 
 
 def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, float, float]:
@@ -265,7 +271,7 @@ def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, fl
     if c is not None:
         reach = sh.mean_width("left") + sh.mean_width("right")
         both, ext = sh._per_chrom
-        work = work + merge_pair_weight(sh, c) * both * np.minimum(1.0, reach / ext)
+        work = work + merge_pair_weight(sh) * both * np.minimum(1.0, reach / ext)
     total = max(float(work.sum()), 1.0)
     cores = max(1, cl.cores)
     share = total / cores

@@ -217,9 +217,7 @@ public final class MergePlanner {
     int tasks = Integer.parseInt(conf.getConfString("spark.giql.merge.tasks",
         conf.getConfString("spark.giql.cores",
             String.valueOf(session.sparkContext().defaultParallelism()))));
-    // a pair's weight of a row in the task cut: the cost model's pair (counted inside the join,
-    // or returned) over its merge row (planner/constants.py: per_row_pair or output, over
-    // jvm_merge_row); PROJECTED-100M's tasks put a counted pair at 1.6e-8 s and a row at 3.9e-7
+    // a pair's weight of a kept row in the task cut (counted inside the join, or returned)
     double pairWeight = Double.parseDouble(conf.getConfString("spark.giql.merge.pairWeight",
         String.valueOf(counted ? COUNTED_PAIR : RETURNED_PAIR)));
     // a decoded row's weight of a kept row in the task cut (Balance.DECODED); 0 cuts by the kept
@@ -428,8 +426,14 @@ public final class MergePlanner {
     if (c != null && !out.contains(c)) out.add(c);
   }
 
-  /** A pair counted inside the join, and one returned, in rows' work (see plan). */
-  static final double COUNTED_PAIR = 0.05;
+  /**
+   * A pair counted inside the join, and one returned, in kept rows' work (the unit of the task
+   * cut, where a decoded row weighs {@link Balance#DECODED} more). A counted pair: fitted on the
+   * event log of 64 merge tasks on the 10M sets (benchmarks/reports/TASK-COST-10M.md), a task's
+   * CPU time was 97-118 ns per row it decoded and 11 ns per pair it counted, a pair 0.14-0.17
+   * of a kept row. At 0.05, the tasks of a dense chromosome ran 1.2-1.3 times the mean.
+   */
+  static final double COUNTED_PAIR = 0.15;
   static final double RETURNED_PAIR = 0.25;
 
   static final int SAMPLE_FILES = 4;
