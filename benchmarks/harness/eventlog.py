@@ -68,10 +68,11 @@ def events(log_dir: Path):
             yield app, json.loads(line)
 
 
-def read(log_dir: Path) -> Log:
-    """Every task of a stage whose job ran in a job group (``setJobGroup``), and each stage's span."""
+def _scan(log_dir: Path):
+    """One pass over the log: each stage's job group (jobs run in one, ``setJobGroup``), each
+    task's end event with its stage's key, and each stage's span; keys are (application, stage)."""
     group_of_stage: dict[tuple[str, int], str] = {}
-    ended: list[tuple[tuple[str, int], float, float, int]] = []
+    ended: list[tuple[tuple[str, int], dict]] = []
     spans: dict[tuple[str, int], tuple[int, int]] = {}
     for app, e in events(log_dir):
         kind = e.get("Event")
@@ -81,15 +82,23 @@ def read(log_dir: Path) -> Log:
                 for sid in e.get("Stage IDs", []):
                     group_of_stage[(app, sid)] = group
         elif kind == "SparkListenerTaskEnd":
-            info = e["Task Info"]
-            cpu = (e.get("Task Metrics") or {}).get("Executor CPU Time", 0) / 1e9
-            ended.append(((app, e["Stage ID"]), (info["Finish Time"] - info["Launch Time"]) / 1000, cpu,
-                          info.get("Index", -1)))
+            ended.append(((app, e["Stage ID"]), e))
         elif kind == "SparkListenerStageCompleted":
             info = e["Stage Info"]
             spans[(app, info["Stage ID"])] = (info.get("Submission Time", 0), info.get("Completion Time", 0))
-    tasks = [Task(group_of_stage[key], key[0], key[1], seconds, cpu, index)
-             for key, seconds, cpu, index in ended if key in group_of_stage]
+    return group_of_stage, ended, spans
+
+
+def read(log_dir: Path) -> Log:
+    """Every task of a stage whose job ran in a job group (``setJobGroup``), and each stage's span."""
+    group_of_stage, ended, spans = _scan(log_dir)
+    tasks = []
+    for key, e in ended:
+        if key in group_of_stage:
+            info = e["Task Info"]
+            cpu = (e.get("Task Metrics") or {}).get("Executor CPU Time", 0) / 1e9
+            tasks.append(Task(group_of_stage[key], key[0], key[1],
+                              (info["Finish Time"] - info["Launch Time"]) / 1000, cpu, info.get("Index", -1)))
     return Log(tasks, spans)
 
 
@@ -112,22 +121,12 @@ def metric_updates(log_dir: Path, names: set[str]) -> dict[tuple[str, int], dict
     """Each task's updates of the SQL metrics named ``names`` (their descriptions, as Spark's UI
     shows them), by (job group, partition): for groups of one stage, as a merge join's count is
     (the tasks of one partition in several stages of a group would be merged)."""
-    group_of_stage: dict[tuple[str, int], str] = {}
-    ended: list[tuple[tuple[str, int], int, dict[str, float]]] = []
-    for app, e in events(log_dir):
-        kind = e.get("Event")
-        if kind == "SparkListenerJobStart":
-            group = (e.get("Properties") or {}).get("spark.jobGroup.id")
-            if group is not None:
-                for sid in e.get("Stage IDs", []):
-                    group_of_stage[(app, sid)] = group
-        elif kind == "SparkListenerTaskEnd":
-            info = e["Task Info"]
-            got = {a["Name"]: float(a["Update"]) for a in info.get("Accumulables", [])
-                   if a.get("Name") in names and "Update" in a}
-            ended.append(((app, e["Stage ID"]), info.get("Index", -1), got))
+    group_of_stage, ended, _ = _scan(log_dir)
     out: dict[tuple[str, int], dict[str, float]] = {}
-    for key, index, got in ended:
+    for key, e in ended:
+        info = e["Task Info"]
+        got = {a["Name"]: float(a["Update"]) for a in info.get("Accumulables", [])
+               if a.get("Name") in names and "Update" in a}
         if key in group_of_stage and got:
-            out.setdefault((group_of_stage[key], index), {}).update(got)
+            out.setdefault((group_of_stage[key], info.get("Index", -1)), {}).update(got)
     return out
