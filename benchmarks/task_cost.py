@@ -44,10 +44,10 @@ from harness.queries import GIQL_COUNT, GIQL_PAIRS  # noqa: E402
 from harness.report import command_line, write_report  # noqa: E402
 from projected import logged_spark, skewed_paths  # noqa: E402
 
+from giql_spark.planner.cost import DECODED_ROW  # noqa: E402  (the cut's weight of a decoded row)
+
 ROWS_READ = "rows read from Parquet"
 PAIRS = "number of hull-overlapping pairs"
-#: The cut's weight of a decoded row, in kept rows (``merge/Balance.java``, DECODED).
-DECODED = 1.5
 QUERIES = {"count": f"`{GIQL_COUNT}`", "pairs": f"`{GIQL_PAIRS}` to the noop sink"}
 
 
@@ -68,6 +68,7 @@ def run(settings: list[tuple[str, int, str]], size: int, tasks: int, warmup: int
         s.register("r", str(with_groups(right, rows)))
         spark.conf.set("spark.giql.merge.pairWeight", weight)
         name = f"{profile}/{rows}/{weight}"
+
         def once() -> int | None:
             if query == "count":
                 return s.sql(GIQL_COUNT).collect()[0][0]
@@ -110,7 +111,7 @@ def fit(tasks: list[list[float]]) -> dict:
     resid = t[:, 0] - x @ coef
     return {"a": float(coef[0]), "b": float(coef[1]), "c": float(coef[2]),
             "resid": float(resid.std() / t[:, 0].mean()), "spread": float(t[:, 0].std() / t[:, 0].mean()),
-            "pair_weight": float(DECODED * coef[2] / coef[1]) if coef[1] > 0 else float("nan")}
+            "pair_weight": float(DECODED_ROW * coef[2] / coef[1]) if coef[1] > 0 else float("nan")}
 
 
 def report(results: dict, args, load: tuple[str, str]) -> str:
@@ -135,8 +136,9 @@ def report(results: dict, args, load: tuple[str, str]) -> str:
                      f"| {', '.join(f'{c:,}' for c in r['pairs']) or 'written'} |")
     lines += ["", "Fit of a task's CPU time, `a + b × rows read + c × pairs`, over every task of the settings "
               "named (each a row of the table). `residual` and `spread` are the standard deviations of the "
-              "fit's error and of the CPU times, as shares of the mean task. `pair weight` = 1.5 × c / b: a "
-              "pair in the cut's unit, a kept row (a decoded row weighing 1.5).", "",
+              "fit's error and of the CPU times, as shares of the mean task. `pair weight` = "
+              f"{DECODED_ROW} × c / b: a pair in the cut's unit, a kept row (a decoded row weighing "
+              f"{DECODED_ROW}).", "",
               "| settings | a ms | b ns per row read | c ns per pair | residual | spread | pair weight |",
               "|---|---|---|---|---|---|---|"]
     groups: dict[str, list[str]] = {}

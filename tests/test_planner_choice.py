@@ -337,12 +337,12 @@ def test_the_merge_tasks_are_cut_by_work_pairs_included():
     work = rows * 2 + merge_pair_weight(sh) * pairs
     assert merge_pair_weight(sh) == COUNTED_PAIR
     assert DECODED_ROW * 500_000 < work.sum() / 64  # a row group a side is less than a share
-    tasks, longest, _ = merge_ranges(sh, Cluster(64), DEFAULTS)
+    tasks, longest, _ = merge_ranges(sh, Cluster(64), pairs=True)
     assert tasks == 64 and longest == pytest.approx(1 / 64)
     # by rows alone a share is 62,500 rows, and a range still decodes 250,000 a side
     tasks_rows, by_rows, reread = merge_ranges(sh, Cluster(64))
     assert by_rows == pytest.approx(DECODED_SHARE * 500_000 / (4e6 + reread)) and by_rows > 1.25 / 64
-    tasks8, longest8, _ = merge_ranges(sh, Cluster(8), DEFAULTS)
+    tasks8, longest8, _ = merge_ranges(sh, Cluster(8), pairs=True)
     assert longest8 == pytest.approx(1 / tasks8, rel=0.2) and tasks8 >= 7
 
 

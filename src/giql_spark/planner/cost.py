@@ -219,7 +219,7 @@ def layout(est: Estimate, sh: Shape, cl: Cluster, c: dict) -> tuple[int, float, 
         return tasks, longest, c["jvm_merge_row"] * reread
     if name == "jvm_merge":
         # the rows its ranges read again are work of their own
-        tasks, longest, reread = merge_ranges(sh, cl, c)
+        tasks, longest, reread = merge_ranges(sh, cl, pairs=True)
         return tasks, longest, c["jvm_merge_row"] * reread
     if name in ("broadcast", "jvm_broadcast"):
         probe = sh.n_left if p.get("build", "right") == "right" else sh.n_right
@@ -255,7 +255,7 @@ def merge_pair_weight(sh: Shape) -> float:
     return COUNTED_PAIR if sh.count_only or sh.per_row else RETURNED_PAIR
 
 
-def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, float, float]:
+def merge_ranges(sh: Shape, cl: Cluster, pairs: bool = False) -> tuple[int, float, float]:
     """The merge join's tasks on ``cl`` (one per core, ``spark.giql.merge.tasks``), the longest
     one's share of the work, and the work of the rows its ranges decode again (in merge rows,
     :data:`DECODED_SHARE` of one each). As its planner cuts them
@@ -263,12 +263,12 @@ def merge_ranges(sh: Shape, cl: Cluster, c: dict | None = None) -> tuple[int, fl
     rows they keep plus :data:`DECODED_ROW` per row of the row groups they decode, is as even as
     it can be: a chromosome is cut into ranges of positions where a run ends inside it, and each
     range reads whole row groups (about one more a side than its own rows fill), so no task costs
-    less than decoding a row group a side. A chromosome's work is its rows and, with ``c``, its
-    pairs at :func:`merge_pair_weight`."""
+    less than decoding a row group a side. A chromosome's work is its rows and, with ``pairs``,
+    its pairs at :func:`merge_pair_weight` (the planner weighs them)."""
     work = sh.chrom_left + sh.chrom_right
     if not len(work):
         return 1, 1.0, 0.0
-    if c is not None:
+    if pairs:
         reach = sh.mean_width("left") + sh.mean_width("right")
         both, ext = sh._per_chrom
         work = work + merge_pair_weight(sh) * both * np.minimum(1.0, reach / ext)
