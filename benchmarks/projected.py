@@ -32,7 +32,12 @@ as on a cluster where the driver is a machine of its own; ``--warmup N`` runs ea
 untimed first, for a JVM that has compiled the code the query runs (a long-lived cluster's).
 ``--plan-warmup N`` then plans it N times more without running it: a query's planning code runs
 once a query, so a few runs leave it interpreted, where a driver that has served many queries
-has compiled it (``driver_phases.py --plan-warmup``).
+has compiled it (``driver_phases.py --plan-warmup``). ``--job-warmup N`` then runs N jobs of
+Spark's own that read and return nothing (``range``, one task a core): a job's submission, its
+scheduling and the return of its results run once a job, so the few runs above leave that code
+interpreted too. Without it, a run's second profile (same JVM, Spark stopped and started) kept
+its driver 12-31 ms outside the stage against 33-42 ms for the first
+(``reports/PROJECTED-10M-RUNS.md``).
 """
 
 from __future__ import annotations
@@ -119,7 +124,7 @@ def logged_spark(log_dir: Path, conf: dict | None = None, master: str = "local[2
 
 def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_dir: Path,
                 conf: dict | None = None, repeats: int = 3, row_group: int | None = None,
-                master: str = "local[2]", warmup: int = 1, plan_warmup: int = 0) -> dict:
+                master: str = "local[2]", warmup: int = 1, plan_warmup: int = 0, job_warmup: int = 0) -> dict:
     import giql_spark as gs
 
     left, right = data_paths("uniform", size) if profile == "uniform" else skewed_paths(size)
@@ -141,6 +146,9 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
                 s.sql(GIQL_COUNT).collect()
             for _ in range(plan_warmup):
                 s.sql(GIQL_COUNT)._jdf.queryExecution().executedPlan()
+            n = p or max(cores_list)
+            for _ in range(job_warmup):  # Spark's own jobs of n tasks that read and return nothing
+                spark.sql(f"SELECT id FROM range(0, {n}, 1, {n}) WHERE id < 0").collect()
             walls = []
             r = runs.setdefault(strategy, {"counts": [], "at": {}})
             for i in range(repeats):
@@ -192,6 +200,7 @@ def report(results: list[dict], cores_list: list[int], args, load: tuple[str, st
              "projection uses its own runs' work). "
              f"Each plan timed {args.repeats} times after {args.warmup} untimed"
              + (f" and {args.plan_warmup} planned untimed without running" if args.plan_warmup else "")
+             + (f" and {args.job_warmup} jobs of Spark's own that do nothing" if args.job_warmup else "")
              + ": wall, driver and each task's time are medians over "
              "the runs (tasks matched by stage and partition); in brackets, the least and the greatest "
              "of the runs' own projections."
@@ -263,6 +272,8 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=1, help="untimed runs of each plan before the timed ones")
     ap.add_argument("--plan-warmup", type=int, default=0,
                     help="then this many untimed plannings of each plan, not run (docstring)")
+    ap.add_argument("--job-warmup", type=int, default=0,
+                    help="then this many jobs of Spark's own that do nothing, one task a core (docstring)")
     args = ap.parse_args()
     cores_list = [int(x) for x in args.cores.split(",")]
     start = load_averages()
@@ -271,7 +282,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="giql-events-") as d:
             results.append(run_profile(profile, args.size, cores_list, args.strategies.split(","), Path(d),
                                        dict(kv.split("=", 1) for kv in args.conf), args.repeats,
-                                       args.row_group, args.master, args.warmup, args.plan_warmup))
+                                       args.row_group, args.master, args.warmup, args.plan_warmup,
+                                       args.job_warmup))
     load = (start, load_averages())
     args.out.write_text(report(results, cores_list, args, load))
     args.out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str))
