@@ -59,6 +59,7 @@ from harness import eventlog  # noqa: E402
 from harness.data import DATA_DIR, HG38, data_paths, generate, with_groups, write_parquet  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT  # noqa: E402
+from harness.report import header  # noqa: E402
 
 STRATEGIES = ("jvm_merge", "jvm_broadcast", "jvm_sweep", "binned")
 
@@ -189,10 +190,9 @@ def run_profile(profile: str, size: int, cores_list: list[int], strategies, log_
 
 
 def report(results: list[dict], cores_list: list[int], args, load: tuple[str, str]) -> str:
-    lines = ["# Scale-out on paper: projected times from the event log", "",
-             f"Date: {time.strftime('%Y-%m-%dT%H:%M', time.gmtime())} UTC. Made by `benchmarks/projected.py` "
-             "(method in its docstring); raw numbers in the `.json` next to this file.", "", "```",
-             "PYTHONPATH=src python benchmarks/projected.py " + " ".join(sys.argv[1:]), "```", "",
+    lines = header("Scale-out on paper: projected times from the event log",
+                   "`benchmarks/projected.py` (method in its docstring); raw numbers in the `.json` next to "
+                   "this file.", prefix="PYTHONPATH=src python") + [
              f"Machine: 2 cores, {args.master}; 1-minute load average {load[0]} at the start, {load[1]} at the end. "
              "Each strategy forced, the GIQL COUNT(*) of INTERSECTS; 4 MB scan splits, 128 shuffle "
              "partitions not coalesced; the merge run once per P with `spark.giql.merge.tasks` = P "

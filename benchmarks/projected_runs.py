@@ -22,8 +22,11 @@ import json
 import re
 import statistics
 import sys
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness.report import header  # noqa: E402
 
 
 def rows(path: Path, cores: int) -> list[dict]:
@@ -48,10 +51,8 @@ def rows(path: Path, cores: int) -> list[dict]:
 
 
 def report(found: list[dict], cores: int, target: float | None) -> str:
-    lines = ["# Projected speed-up, run against run", "",
-             f"Date: {time.strftime('%Y-%m-%dT%H:%M', time.gmtime())} UTC. Made by `benchmarks/projected_runs.py` "
-             "(method in its docstring) from the runs' own reports.", "", "```",
-             "python benchmarks/projected_runs.py " + " ".join(sys.argv[1:]), "```", "",
+    lines = header("Projected speed-up, run against run",
+                   "`benchmarks/projected_runs.py` (method in its docstring) from the runs' own reports.") + [
              f"At {cores} cores. `driver`: the run's median time outside the stage; `longest / mean`: the widest "
              "stage's tasks, each the median over the run's timed repeats; in brackets, the least and greatest of "
              "the repeats' own projections.", "",

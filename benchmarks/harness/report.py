@@ -7,6 +7,7 @@ import os
 import shlex
 import statistics
 import sys
+import time
 from pathlib import Path
 
 
@@ -34,6 +35,13 @@ def one_line(e: BaseException, limit: int = 300) -> str:
 def command_line(prefix: str = "python") -> str:
     """This invocation as a command to run from the repository's root, for the report."""
     return f"{prefix} " + shlex.join([os.path.relpath(sys.argv[0])] + sys.argv[1:])
+
+
+def header(title: str, made: str, prefix: str = "python") -> list[str]:
+    """A report's first lines: its title, the date, what made it (``made`` follows "Made by ")
+    and the command it was made with (:func:`command_line`)."""
+    return [f"# {title}", "", f"Date: {time.strftime('%Y-%m-%dT%H:%M', time.gmtime())} UTC. Made by {made}", "",
+            "```", command_line(prefix), "```", ""]
 
 
 def write_report(out: Path, text: str, record: dict) -> None:
