@@ -230,8 +230,13 @@ def _giql_parquet(df: DataFrame, path: str, mode: str) -> None:
         writer.save(path)
     except Exception as e:
         if "already exists (write with mode" in str(e):
-            raise InputError(f"output already exists: {path} (pass mode='overwrite')") from None
+            raise _exists(path) from None
         raise
+
+
+def _exists(path: str) -> InputError:
+    """The error for an output path that exists where the mode does not replace it."""
+    return InputError(f"output already exists: {path} (pass mode='overwrite')")
 
 
 def _flat(df: DataFrame) -> DataFrame:
@@ -251,7 +256,7 @@ def _save_single_file(out: DataFrame, path: str, mode: str, save) -> None:
         raise ValueError(f"single_file needs a local path, got {path}")
     if os.path.exists(local):
         if mode in ("error", "errorifexists"):
-            raise InputError(f"output already exists: {path} (pass mode='overwrite')")
+            raise _exists(path)
         if mode == "ignore":
             return
         if mode == "append":
