@@ -41,7 +41,7 @@ from harness import eventlog  # noqa: E402
 from harness.data import data_paths, with_groups  # noqa: E402
 from harness.machine import load_averages  # noqa: E402
 from harness.queries import GIQL_COUNT, GIQL_PAIRS  # noqa: E402
-from harness.report import command_line, write_report  # noqa: E402
+from harness.report import header, write_report  # noqa: E402
 from projected import logged_spark, skewed_paths  # noqa: E402
 
 from giql_spark.planner.cost import DECODED_ROW  # noqa: E402  (the cut's weight of a decoded row)
@@ -116,10 +116,9 @@ def fit(tasks: list[list[float]]) -> dict:
 
 def report(results: dict, args, load: tuple[str, str]) -> str:
     med = statistics.median
-    lines = ["# What a merge task's CPU time follows", "",
-             f"Date: {time.strftime('%Y-%m-%dT%H:%M', time.gmtime())} UTC. Made by `benchmarks/task_cost.py` "
-             "(method in its docstring); raw numbers in the `.json` next to this file.", "", "```",
-             command_line("PYTHONPATH=src python"), "```", "",
+    lines = header("What a merge task's CPU time follows",
+                   "`benchmarks/task_cost.py` (method in its docstring); raw numbers in the `.json` next to "
+                   "this file.", prefix="PYTHONPATH=src python") + [
              f"Machine: 2 cores, local[1] (one task at a time); 1-minute load average {load[0]} at the start, "
              f"{load[1]} at the end. Query: {QUERIES[args.query]}. {args.size:,} rows a side, {args.tasks} tasks, {args.warmup} untimed "
              f"and {args.repeats} timed runs of each setting; each task's figures are its medians over the "
