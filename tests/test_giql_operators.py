@@ -161,6 +161,19 @@ def test_nearest_reference_from_a_subquery(check):
           "CROSS JOIN LATERAL NEAREST(genes, reference := a.interval, k := 2) b", tables, min_rows=1)
 
 
+@pytest.mark.parametrize("options", ["k := 1", "k := 2", "k := 1, stranded := true"])
+def test_left_join_lateral_nearest_keeps_rows_without_a_nearest(check, options):
+    """A chromosome the targets lack (and a NULL one) keeps its outer row, with NULLs, as a
+    LEFT JOIN LATERAL does on DuckDB; it used to answer as an inner join."""
+    Tab = __import__("conftest").Table
+    tables = {"peaks": Tab([("chr1", 100, 200, "a1", 1.0, "+"), ("chr2", 100, 200, "a2", 1.0, "+"),
+                            (None, 5, 9, "a3", 1.0, "-")]),
+              "genes": Tab([("chr1", 300, 400, "b1", 1.0, "+"), ("chr1", 500, 600, "b2", 1.0, "-")])}
+    rows = check("SELECT a.name, b.name AS g, b.distance FROM peaks a LEFT JOIN LATERAL "
+                 f"NEAREST(genes, reference := a.interval, {options}) b ON true", tables, min_rows=3)
+    assert ("a2", None, None) in rows and ("a3", None, None) in rows
+
+
 def test_nearest_does_not_pair_every_row(session, check):
     query = NEAREST[3]
     check(query, T)

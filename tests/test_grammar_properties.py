@@ -107,7 +107,9 @@ def lateral_nearest(draw):
     k = draw(st.integers(1, 3))
     stranded = draw(st.sampled_from(["", ", stranded := true", ", stranded := false"]))
     select = draw(st.sampled_from(["*", "o.name, n.name AS g, n.distance"]))
-    return f"SELECT {select} FROM {outer} o CROSS JOIN LATERAL NEAREST(genes, {ref}k := {k}{stranded}) n"
+    # LEFT keeps the outer rows with no nearest row (a chromosome genes lacks, a NULL one)
+    join, on = draw(st.sampled_from([("CROSS JOIN", ""), ("LEFT JOIN", " ON true")]))
+    return f"SELECT {select} FROM {outer} o {join} LATERAL NEAREST(genes, {ref}k := {k}{stranded}) n{on}"
 
 
 SIMPLE = st.one_of(two_table_join(), three_table_join(), star_operator(), shadowing_cte(), lateral_nearest())

@@ -185,12 +185,17 @@ def _expand_nearest(node: exp.Expression, ctx) -> exp.Expression:
         return _uncorrelated_lateral(node, ctx)
     if join is not None:
         _attach_outer_relation(node, ctx)
+    side = (join.args.get("side") or "").upper() if join is not None else ""
     result = giql_nearest.expand_nearest(node, ctx)
     if join is None or lateral.parent is not None:
         # Standalone NEAREST (literal reference): a single ORDER BY ... LIMIT k
         # scan, which Spark runs as a top-k without pairing anything.
         return result
-    # giql swapped the LATERAL for its decorrelated subquery in place.
+    # giql swapped the LATERAL for its decorrelated subquery in place, as an inner join. A
+    # LEFT JOIN LATERAL keeps the outer rows that have no nearest row (NULLs), as DuckDB's
+    # correlated LATERAL does: the join back must stay a LEFT join.
+    if side == "LEFT":
+        join.set("side", "LEFT")
     subquery = join.this
     table = _target_table(ctx)
     subquery.meta[NEAREST_CANDIDATES] = NearestRequest(
