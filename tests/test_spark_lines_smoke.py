@@ -241,3 +241,63 @@ def test_prebuilt_jar_without_javac(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     assert "[('a', 'b')]" in out.stdout
     assert not (tmp_path / "empty-cache").exists()
+
+
+_OWN_SESSION = textwrap.dedent("""
+    from pyspark.sql import SparkSession
+    import giql_spark as gs
+    from giql_spark import jvm
+    from giql_spark.planner import registry
+    # A session of the user's own, as a notebook or a cluster starts it: no extension, no jar.
+    spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+    s = gs.Session(spark)
+    ok, why = jvm.available(spark)
+    assert ok, why
+    missing = registry.unavailable(spark)
+    assert not missing, missing
+    for strategy, op in (("jvm_broadcast", "BroadcastIntervalJoin"), ("jvm_sweep", "SweepIntervalJoin")):
+        s = gs.Session(spark, strategy=strategy)
+        s.register("a", spark.createDataFrame([("chr1", 0, 100, "a")], "chrom string, start long, `end` long, name string"))
+        s.register("b", spark.createDataFrame([("chr1", 50, 60, "b")], "chrom string, start long, `end` long, name string"))
+        df = s.sql("SELECT a.name, b.name FROM a JOIN b ON a.interval INTERSECTS b.interval")
+        assert op in df._jdf.queryExecution().executedPlan().toString(), strategy
+        assert [tuple(r) for r in df.collect()] == [("a", "b")]
+    print("every JVM operator")
+""")
+
+
+def test_a_session_of_the_users_own_gets_every_jvm_operator():
+    """``gs.Session(spark)`` over ``SparkSession.builder...getOrCreate()`` installs the extension
+    into the running session (on 4.2 and later the function registry takes only three-part
+    names, which once lost every operator there)."""
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    out = subprocess.run([sys.executable, "-c", _OWN_SESSION], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "every JVM operator" in out.stdout
+
+
+def test_a_failed_install_is_named_by_every_refusal(monkeypatch):
+    """When the extension cannot be installed, EXPLAIN's refusal of a JVM strategy carries the
+    install's own error, not a generic line."""
+    from giql_spark import jvm
+
+    class Session:  # a stand-in session: the install fails as it failed on 4.2/4.3
+        class catalog:
+            @staticmethod
+            def functionExists(name):
+                return False
+
+    own = Session()
+    monkeypatch.setattr(jvm, "_install", lambda s: (_ for _ in ()).throw(
+        RuntimeError("assertion failed: Function identifier must be fully qualified (3-part): giql_band")))
+    with pytest.raises(RuntimeError):
+        jvm.install(own)
+    ok, why = jvm.available(own)
+    assert not ok
+    assert "installing giql-spark's JVM operators into this session failed" in why
+    assert "Function identifier must be fully qualified (3-part): giql_band" in why
+    from giql_spark.planner import registry
+
+    refused = registry.unavailable(own)
+    assert {"jvm_broadcast", "jvm_sweep", "jvm_merge"} <= set(refused)
+    assert all("(3-part): giql_band" in why for why in refused.values())

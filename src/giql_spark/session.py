@@ -121,8 +121,8 @@ def _add_extension(spark) -> None:
         return
     try:
         install(spark)
-    except Exception:  # no JDK, an unusual class loader: the Python strategies remain
-        pass
+    except Exception:  # no JDK, an unusual class loader: the Python strategies remain, and
+        pass           # install() kept the reason, which every refusal of a JVM strategy names
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,9 @@ JVM_FORMS: tuple[tuple[str, tuple[int, int], tuple[int, int] | None], ...] = (
     # a task's error the user must act on: USER_RAISED_EXCEPTION (4.0) passes through as it is
     ("user-error/until-3.5", (3, 5), (3, 5)),
     ("user-error/since-4.0", (4, 0), None),
+    # a function registered into a running session needs a three-part name (4.2)
+    ("function-id/until-4.1", (3, 5), (4, 1)),
+    ("function-id/since-4.2", (4, 2), None),
     # ClusteredDistribution's fourth argument (4.3)
     ("distribution/until-4.2", (3, 5), (4, 2)),
     ("distribution/since-4.3", (4, 3), None),

@@ -30,6 +30,10 @@ __all__ = [
 ]
 
 _ready: weakref.WeakSet = weakref.WeakSet()  # sessions found to have the operators
+# Sessions whose install() failed, with the one-line reason, so that every refusal a missing
+# operator causes carries it (keyed by the session object; plain dict for sessions that cannot
+# be weakly referenced is not needed: PySpark sessions can).
+_install_errors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _merge(existing: str | None, item: str) -> str:
@@ -84,9 +88,22 @@ def available(spark) -> tuple[bool, str]:
     return ok, why
 
 
+def install_error(spark) -> str | None:
+    """The one-line reason :func:`install` last failed on ``spark``, or None."""
+    try:
+        return _install_errors.get(spark)
+    except TypeError:
+        return None
+
+
 def _check(spark) -> tuple[bool, str]:
     try:
         if not spark.catalog.functionExists(FUNCTION):
+            failed = install_error(spark)
+            if failed is not None:
+                return False, (f"installing giql-spark's JVM operators into this session failed: {failed}; "
+                               f"start the session with giql_spark.jvm.spark_config() (spark.jars and "
+                               f"spark.sql.extensions={EXTENSION_CLASS}) instead")
             where = "this Spark Connect server" if _is_connect(spark) else "this session"
             return False, (f"{where} has no {FUNCTION} function: start it with "
                            f"spark.sql.extensions={EXTENSION_CLASS} and the jar from "
@@ -114,8 +131,36 @@ def install(spark) -> str:
     The jar is added to the JVM's application class loader (the one spark-submit, and so
     PySpark, sets up), the function is registered in the session's function registry and the
     strategy appended to ``spark.experimental.extraStrategies``. Raises ``RuntimeError`` for a
-    Spark Connect session, which must be started with :func:`spark_config`.
+    Spark Connect session, which must be started with :func:`spark_config`. When it fails, the
+    reason is kept for the session, and every refusal of a JVM strategy (EXPLAIN's among them)
+    names it (:func:`available`).
     """
+    try:
+        result = _install(spark)
+    except Exception as e:
+        try:
+            _install_errors[spark] = _one_line(e)
+        except TypeError:
+            pass
+        raise
+    try:
+        _install_errors.pop(spark, None)
+    except TypeError:
+        pass
+    return result
+
+
+def _one_line(e: BaseException) -> str:
+    """An exception as one line: py4j's Java error by its Java message, without the trace."""
+    text = str(getattr(e, "java_exception", None) or e).strip()
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("at ")]
+    if lines and lines[0].startswith("An error occurred while calling") and len(lines) > 1:
+        lines = lines[1:]
+    first = lines[0].lstrip(": ").strip() if lines else ""
+    return f"{type(e).__name__}: {first}" if first else type(e).__name__
+
+
+def _install(spark) -> str:
     if _is_connect(spark):
         raise RuntimeError("install() needs a classic SparkSession; start the Spark Connect "
                            "server with giql_spark.jvm.spark_config() instead")

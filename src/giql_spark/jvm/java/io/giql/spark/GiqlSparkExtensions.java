@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
 import org.apache.spark.sql.execution.SparkStrategy;
 
+import io.giql.spark.compat.FunctionIds;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.Sessions;
 import io.giql.spark.plan.BandJoinStrategy;
@@ -81,12 +82,12 @@ public final class GiqlSparkExtensions extends AbstractFunction1<SparkSessionExt
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static String install(Object session) {
     Sessions.classic(session).sessionState().functionRegistry().registerFunction(
-        FunctionIdentifier.apply(BandMarker.NAME), info(), (scala.Function1) new Builder(Builder.BAND));
+        FunctionIds.builtin(BandMarker.NAME), info(), (scala.Function1) new Builder(Builder.BAND));
     Sessions.classic(session).sessionState().functionRegistry().registerFunction(
-        FunctionIdentifier.apply(Covered.NAME), coveredInfo(), (scala.Function1) new Builder(Builder.COVERED));
+        FunctionIds.builtin(Covered.NAME), coveredInfo(), (scala.Function1) new Builder(Builder.COVERED));
     for (boolean decode : new boolean[] {false, true}) {
       Sessions.classic(session).sessionState().functionRegistry().registerFunction(
-          FunctionIdentifier.apply(rowName(decode)), rowInfo(decode),
+          FunctionIds.builtin(rowName(decode)), rowInfo(decode),
           (scala.Function1) new Builder(decode ? Builder.ROW : Builder.ROW_BYTES));
     }
     ExperimentalMethods experimental = Sessions.classic(session).experimental();
