@@ -507,6 +507,22 @@ def test_missing_and_mistyped_columns_fail_at_once(spark):
         gs.overlap(d, d, strategy="nope")
 
 
+def test_expand_takes_starts_an_earlier_expand_moved_below_zero(spark):
+    """``slop`` of a slopped interval: bioframe expands chr1:-10-60 again; so does expand."""
+    import pandas as pd
+
+    rows = [("chr1", -10, 60, "a", "+"), ("chr1", 5, 9, "b", "-")]
+    d = spark.createDataFrame(rows, SCHEMA)
+    p = pd.DataFrame(rows, columns=["chrom", "start", "end", "name", "strand"])
+    for kw in ({"pad": 5}, {"pad": -3}, {"scale": 2.0}, {"pad": 20, "side": "left"}):
+        assert_bags(bag(tuple(r) for r in gs.expand(d, **kw).collect()), bag_of(bf.expand(p, **kw)), f"expand {kw}")
+    twice = gs.expand(gs.expand(d, pad=30), pad=30)
+    assert sorted(tuple(r)[:3] for r in twice.collect()) == [("chr1", -70, 120), ("chr1", -55, 69)]
+    backwards = spark.createDataFrame([("chr1", 9, 4, "y", "+")], SCHEMA)
+    with pytest.raises(Exception, match=r"expand: df has an invalid interval chr1:9-4 \(need -2\^60 < start"):
+        gs.expand(backwards, pad=1).collect()
+
+
 def test_bad_coordinates_fail_the_job_with_one_line(spark):
     backwards = spark.createDataFrame([("chr1", 1, 2, "x", "+"), ("chr1", 9, 4, "y", "+")], SCHEMA)
     negative = spark.createDataFrame([("chr1", -3, 2, "x", "+")], SCHEMA)

@@ -34,7 +34,8 @@ def expand(df: DataFrame, pad: int | None = None, scale: float | None = None, si
         raise GiqlSparkError(f"{op}: only one of pad or scale can be given")
     if pad is None and scale is None:
         raise GiqlSparkError(f"{op}: either pad or scale must be given")
-    df = checked(df, (c, s, e), "df", op)
+    # a start below 0 is what an earlier expand leaves at a chromosome's start: kept, as bioframe does
+    df = checked(df, (c, s, e), "df", op, negative=True)
     types = {f.name: f.dataType for f in df.schema.fields}
     start, end = col(s), col(e)
     left, right = side in ("both", "left"), side in ("both", "right")

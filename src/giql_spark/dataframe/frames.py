@@ -73,27 +73,30 @@ def on_cols(on, dfs: dict[str, DataFrame], chroms, op: str) -> list[str]:
     return on
 
 
-def checked(df: DataFrame, cols: tuple[str, str, str], arg: str, op: str) -> DataFrame:
+def checked(df: DataFrame, cols: tuple[str, str, str], arg: str, op: str, *, negative: bool = False) -> DataFrame:
     """``df`` whose coordinates fail the Spark job, with a one-line message, when bad.
 
     A row is bad when ``start < 0``, ``start > end`` or a coordinate reaches
     :data:`MAX_COORD`. The check is lazy (it runs with the job, costs one
     comparison per row) and is a filter that keeps every good row: the
     columns stay the scan's own, which the JVM operators then read straight
-    off the Parquet column vectors. NULL coordinates pass.
+    off the Parquet column vectors. NULL coordinates pass. ``negative``: a
+    start below 0 is good too (down to -2^60), for operations that only move
+    coordinates (``expand`` of an interval an earlier ``expand`` moved past 0).
     """
     chrom, start, end = cols
     s, e = q(start), q(end)
-    message = f"{op}: {arg} has an invalid interval %s:%s-%s (need 0 <= {start} <= {end} < 2^60)%s"
+    too_low, need = (f"{s} <= -{MAX_COORD}L", "-2^60 < ") if negative else (f"{s} < 0", "0 <= ")
+    # a negative start is what expand leaves at a chromosome's start: trim clips it
+    hint = "''" if negative else f"CASE WHEN {s} < 0 THEN '; trim clips intervals to their chromosomes' ELSE '' END"
+    message = f"{op}: {arg} has an invalid interval %s:%s-%s (need {need}{start} <= {end} < 2^60)%s"
     # One SQL expression, parsed once in the JVM: built from Column calls it took some
     # twenty Python-to-JVM round trips a side, a third of an operation's planning time.
     # The message is hex bytes, so no name in it needs escaping in a SQL string literal.
     guard = (
-        f"CASE WHEN {s} < 0 OR {s} > {e} OR {e} >= {MAX_COORD}L THEN CAST(raise_error(format_string("
+        f"CASE WHEN {too_low} OR {s} > {e} OR {e} >= {MAX_COORD}L THEN CAST(raise_error(format_string("
         f"decode(X'{message.encode().hex()}', 'UTF-8'), {q(chrom)}, CAST({s} AS STRING), CAST({e} AS STRING), "
-        # a negative start is what expand leaves at a chromosome's start: trim clips it
-        f"CASE WHEN {s} < 0 THEN '; trim clips intervals to their chromosomes' ELSE '' END)) AS BOOLEAN) "
-        "ELSE TRUE END"
+        f"{hint})) AS BOOLEAN) ELSE TRUE END"
     )
     return df.where(F.expr(guard))
 

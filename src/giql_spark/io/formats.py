@@ -58,7 +58,7 @@ _GXF_OPTIONS = ("index", "attribute_defs", "attribute_scan_rows")
 _ALIGNMENT_OPTIONS = ("index", "tag_defs", "tag_scan_rows")
 
 REGISTRY: dict[str, Format] = {f.name: f for f in (
-    Format("bed", (".bed.gz", ".bed"), "bed", _ZERO_BASED_HALF_OPEN, writable=True, directory=True,
+    Format("bed", (".bed.gz", ".bed", ".bed12.gz", ".bed12"), "bed", _ZERO_BASED_HALF_OPEN, writable=True, directory=True,
            aliases=("bedgz",)),
     Format("narrowpeak", (".narrowpeak.gz", ".narrowpeak"), "peaks", _ZERO_BASED_HALF_OPEN),
     Format("broadpeak", (".broadpeak.gz", ".broadpeak"), "peaks", _ZERO_BASED_HALF_OPEN),
@@ -69,7 +69,7 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
            min_fields=9, options=_GXF_OPTIONS, aliases=("gff3",)),
     Format("gtf", (".gtf.gz", ".gtf"), "oxbow", _ONE_BASED_CLOSED, comment=b"#", min_fields=9,
            options=_GXF_OPTIONS),
-    Format("sam", (".sam",), "oxbow", _ONE_BASED_CLOSED, comment=b"@", min_fields=11, options=_ALIGNMENT_OPTIONS),
+    Format("sam", (".sam.gz", ".sam"), "oxbow", _ONE_BASED_CLOSED, comment=b"@", min_fields=11, options=_ALIGNMENT_OPTIONS),
     Format("bam", (".bam",), "oxbow", _ONE_BASED_CLOSED, options=_ALIGNMENT_OPTIONS),
     Format("cram", (".cram",), "oxbow", _ONE_BASED_CLOSED, options=_ALIGNMENT_OPTIONS + ("reference",)),
     Format("parquet", (".parquet",), "parquet", writable=True),
@@ -86,8 +86,8 @@ _ALIASES = {a: f.name for f in REGISTRY.values() for a in f.aliases}
 # Longest suffix first so '.bed.gz' is not mistaken for something ending in '.gz'.
 _SUFFIXES = tuple(sorted(((sx, f.name) for f in REGISTRY.values() for sx in f.suffixes), key=lambda x: -len(x[0])))
 ACCEPTED = (
-    ".bed, .bed.gz, .narrowPeak, .narrowPeak.gz, .broadPeak, .broadPeak.gz, .vcf, .vcf.gz, .bcf, "
-    ".gff, .gff3, .gtf (each optionally .gz), .sam, .bam, .cram, .parquet (file or directory), "
+    ".bed, .bed.gz, .bed12, .narrowPeak, .narrowPeak.gz, .broadPeak, .broadPeak.gz, .vcf, .vcf.gz, .bcf, "
+    ".gff, .gff3, .gtf (each optionally .gz), .sam, .sam.gz, .bam, .cram, .parquet (file or directory), "
     ".csv, .csv.gz, .tsv, .tsv.gz, .fa, .fasta, .fna (each optionally .gz)"
 )
 

@@ -36,6 +36,7 @@ LINE_DIR = Path(__file__).resolve().parent / "java-spark"
 TEST_DIR = Path(__file__).resolve().parent / "java-test"  # unit tests; not in the jar
 TEST_MAIN = "io.giql.spark.UnitTests"
 SINK_CLASS = "io.giql.spark.write.ParquetSink"  # the giql-parquet data source
+GENOMIC_CLASS = "io.giql.spark.genomic.GenomicSource"  # the giql-genomic data source
 JAR_NAME = "giql-spark-jvm.jar"
 _FORMAT = "3"  # bump when the build recipe itself changes
 _lock = threading.Lock()
@@ -169,7 +170,8 @@ def _build(final: Path, jars: Path, version: str) -> None:
             z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: giql-spark\n"
                        f"Spark-Version: {version}\n\n")
             # The data sources Spark finds by short name (format("giql-parquet")).
-            z.writestr("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister", f"{SINK_CLASS}\n")
+            z.writestr("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister",
+                       f"{SINK_CLASS}\n{GENOMIC_CLASS}\n")
             for cls in sorted(classes.rglob("*.class")):
                 z.write(cls, cls.relative_to(classes).as_posix())
         shutil.rmtree(classes)

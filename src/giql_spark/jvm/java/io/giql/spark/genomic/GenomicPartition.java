@@ -1,0 +1,37 @@
+package io.giql.spark.genomic;
+
+import java.util.List;
+
+import org.apache.spark.sql.connector.read.InputPartition;
+
+/**
+ * One split: a range of the file ({@code start}, {@code end}: byte offsets of a plain file, of a
+ * BGZF file's compressed bytes, or a BAM's record offsets), or the index chunks of a region.
+ */
+final class GenomicPartition implements InputPartition {
+  private static final long serialVersionUID = 1L;
+  final int index;
+  final long start;
+  final long end;
+  final boolean first;
+  /** Index chunks as virtual offset pairs, or null. */
+  final long[] chunks;
+
+  private GenomicPartition(int index, long start, long end, boolean first, long[] chunks) {
+    this.index = index;
+    this.start = start;
+    this.end = end;
+    this.first = first;
+    this.chunks = chunks;
+  }
+
+  static GenomicPartition range(int index, long start, long end, boolean first) {
+    return new GenomicPartition(index, start, end, first, null);
+  }
+
+  static GenomicPartition chunks(int index, List<Long> pairs) {
+    long[] c = new long[pairs.size()];
+    for (int i = 0; i < c.length; i++) c[i] = pairs.get(i);
+    return new GenomicPartition(index, c[0], c[c.length - 1], false, c);
+  }
+}
