@@ -145,9 +145,15 @@ class _Read:
     options: dict
 
 
-def _oxbow(r: _Read) -> tuple[DataFrame, int]:
+def _genomic(r: _Read) -> tuple[DataFrame, int]:
+    from . import jvm_source
+
+    if r.fmt in jvm_source.FORMATS and jvm_source.available(r.spark):
+        path = os.path.abspath(r.local) if r.local is not None else r.path
+        return jvm_source.read(r.spark, path, r.fmt, validate=r.validate, **r.options), 0
     if r.local is None:
-        raise InputError(f"{r.path}: {r.fmt.upper()} files are read with oxbow, which needs a local path")
+        raise InputError(f"{r.path}: without giql-spark's JVM reader (this session has no giql-spark jar) "
+                         f"{r.fmt.upper()} files are read with oxbow, which needs a local path")
     from .datasource import read_genomic
 
     return read_genomic(r.spark, r.local, r.fmt, validate=r.validate, **r.options), 0
@@ -165,7 +171,7 @@ def _fasta(r: _Read) -> tuple[DataFrame, int]:
 READERS = {
     "bed": lambda r: read_bed(r.spark, r.path, on_error=r.on_error),
     "peaks": lambda r: read_peaks(r.spark, r.path, r.fmt, on_error=r.on_error),
-    "oxbow": _oxbow,
+    "oxbow": _genomic,
     "parquet": lambda r: (_read_parquet(r.spark, r.path), 0),
     "delimited": lambda r: (_read_delimited(r.spark, r.path, r.fmt, header=r.header, sep=r.sep), 0),
     "fasta": _fasta,

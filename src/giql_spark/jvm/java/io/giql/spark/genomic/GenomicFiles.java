@@ -21,10 +21,12 @@ public final class GenomicFiles {
     Options opts = new Options(o);
     Described d = GenomicSource.describe(opts, o);
     Configuration conf = GenomicSource.conf(o);
-    GenomicScan scan = new GenomicScan(d, opts, d.schema, new Keep(), conf);
+    GenomicScan scan = new GenomicScan(d, opts, d.schema, new Keep(), conf,
+        io.giql.spark.compat.Sessions.classic(org.apache.spark.sql.SparkSession.active()).sessionState().conf()
+            .filesMaxPartitionBytes());
     for (InputPartition p : scan.planInputPartitions()) {
       try (GenomicReaders.Check c = new GenomicReaders.Check(
-          GenomicReaders.open(d, d.schema, null, (GenomicPartition) p, conf))) {
+          GenomicReaders.open(d, d.schema, null, (GenomicPartition) p, conf, true))) {
         if (c.next()) {
           InternalRow r = c.get();
           return r.getUTF8String(0).toString();

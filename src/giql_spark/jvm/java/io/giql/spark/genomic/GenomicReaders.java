@@ -36,16 +36,19 @@ final class GenomicReaders implements PartitionReaderFactory {
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     GenomicPartition p = (GenomicPartition) partition;
     try {
-      Split split = open(d, options.check ? d.schema : required, options.check ? null : keep, p, conf.value());
+      Split split = open(d, options.check ? d.schema : required, options.check ? null : keep, p, conf.value(),
+          options.check);
       return options.check ? new Check(split) : split;
     } catch (IOException e) {
       throw UserErrors.raised(Sources.failure(d, conf.value(), e, -1));
     }
   }
 
-  static Split open(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf)
-      throws IOException {
-    return d.format.equals("bam") ? new BamSplit(d, required, keep, p, conf) : new TextSplit(d, required, keep, p, conf);
+  /** {@code strict}: the validation read, which checks what a query's read may skip. */
+  static Split open(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf,
+      boolean strict) throws IOException {
+    return d.format.equals("bam") ? new BamSplit(d, required, keep, p, conf)
+        : new TextSplit(d, required, keep, p, conf, strict);
   }
 
   /** A split's rows; a bad record fails the task with the file and line named. */
@@ -123,11 +126,12 @@ final class GenomicReaders implements PartitionReaderFactory {
     private int chunk;
     private boolean ended;
 
-    TextSplit(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf) throws IOException {
+    TextSplit(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf, boolean strict)
+        throws IOException {
       super(d, conf);
       this.p = p;
       switch (d.format) {
-        case "vcf": records0 = new VcfRecords(d.vcf, required, keep); break;
+        case "vcf": records0 = new VcfRecords(d.vcf, required, keep, strict); break;
         case "sam": records0 = new SamRecords(d.tags, required, keep); break;
         default: records0 = new GxfRecords(d.gxf, required, d.format, keep); break;
       }

@@ -15,7 +15,6 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
-import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.SerializableConfiguration;
@@ -30,10 +29,13 @@ final class GenomicScan implements Scan, Batch {
   private final StructType required;
   private final Keep keep;
   private final Configuration conf;
+  private final long maxPartitionBytes;  // the session's spark.sql.files.maxPartitionBytes
   private List<GenomicPartition> planned;
   private String how = "";
 
-  GenomicScan(Described d, Options options, StructType required, Keep keep, Configuration conf) {
+  GenomicScan(Described d, Options options, StructType required, Keep keep, Configuration conf,
+      long maxPartitionBytes) {
+    this.maxPartitionBytes = maxPartitionBytes;
     this.d = d;
     this.options = options;
     this.required = required;
@@ -47,8 +49,10 @@ final class GenomicScan implements Scan, Batch {
     private StructType required;
     private Keep keep = new Keep();
     private final Configuration conf;
+    private final long maxPartitionBytes;
 
-    Builder(Described d, Options options, StructType schema, Configuration conf) {
+    Builder(Described d, Options options, StructType schema, Configuration conf, long maxPartitionBytes) {
+      this.maxPartitionBytes = maxPartitionBytes;
       this.d = d;
       this.options = options;
       this.required = schema;
@@ -73,7 +77,7 @@ final class GenomicScan implements Scan, Batch {
 
     @Override
     public Scan build() {
-      return new GenomicScan(d, options, required, keep, conf);
+      return new GenomicScan(d, options, required, keep, conf, maxPartitionBytes);
     }
   }
 
@@ -121,8 +125,7 @@ final class GenomicScan implements Scan, Batch {
   }
 
   private long splitBytes() {
-    long s = options.splitBytes > 0 ? options.splitBytes : SQLConf.get().filesMaxPartitionBytes();
-    return Math.max(s, 1 << 16);
+    return Math.max(1, options.splitBytes > 0 ? options.splitBytes : maxPartitionBytes);
   }
 
   private List<GenomicPartition> split() throws IOException {

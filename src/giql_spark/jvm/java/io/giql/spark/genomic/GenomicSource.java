@@ -1,7 +1,6 @@
 package io.giql.spark.genomic;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.Set;
 
@@ -72,7 +71,7 @@ public final class GenomicSource implements TableProvider, DataSourceRegister {
       throw new IllegalArgumentException(e.headerLine > 0 ? o.path + " header line " + e.headerLine + ": " + e.getMessage()
           : o.path + ": " + e.getMessage());
     } catch (IOException e) {
-      throw new UncheckedIOException(o.path + ": " + Sources.reason(e), e);
+      throw new IllegalArgumentException(o.path + ": " + Sources.reason(e));
     }
   }
 
@@ -106,7 +105,8 @@ public final class GenomicSource implements TableProvider, DataSourceRegister {
 
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap o) {
-      return new GenomicScan.Builder(described, options, schema, conf(raw));
+      return new GenomicScan.Builder(described, options, schema, conf(raw),
+          Sessions.classic(SparkSession.active()).sessionState().conf().filesMaxPartitionBytes());
     }
   }
 }

@@ -93,6 +93,8 @@ final class GxfRecords implements Records {
 
   @Override
   public boolean passes(byte[] b, int off, int len) {
+    // UCSC's browser and track lines before the records, as in BED files
+    if (starts(b, off, len, "track") || starts(b, off, len, "browser")) return true;
     // a GFF3 file's FASTA section: '>' headers and sequence lines (IUPAC letters, '*', '-')
     if (!gff3 || len == 0) return false;
     if (b[off] == '>') return true;
@@ -100,6 +102,13 @@ final class GxfRecords implements Records {
       byte c = b[i];
       if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '*' || c == '-')) return false;
     }
+    return true;
+  }
+
+  private static boolean starts(byte[] b, int off, int len, String word) {
+    int n = word.length();
+    if (len < n || (len > n && b[off + n] != ' ' && b[off + n] != '\t')) return false;
+    for (int i = 0; i < n; i++) if (b[off + i] != word.charAt(i)) return false;
     return true;
   }
 

@@ -25,12 +25,8 @@ final class Plain extends ByteStream {
     if (gzip == null) {
       n = in.read(start, buf, 0, buf.length);
     } else {
-      n = 0;
-      while (n < buf.length) {
-        int k = gzip.read(buf, n, buf.length - n);
-        if (k < 0) break;
-        n += k;
-      }
+      // what the decoder has now, so a truncated file fails where its bytes end, not before
+      n = Math.max(0, gzip.read(buf, 0, buf.length));
     }
     pos = 0;
     lim = n;

@@ -100,7 +100,8 @@ final class VcfHeader implements Serializable {
         h.lines = n;
         return h;
       }
-      throw new Bad("no #CHROM column header line before the first record", n);
+      throw new Bad(n == 1 ? "not a VCF header (no ## or #CHROM line before the first record); unknown format or damaged file"
+          : "no #CHROM column header line before the first record", n);
     }
     throw new Bad("no #CHROM column header line (an empty or truncated file?)", Math.max(n, 1));
   }

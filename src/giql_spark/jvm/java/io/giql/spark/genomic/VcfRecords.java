@@ -57,7 +57,10 @@ final class VcfRecords implements Records {
   private UTF8String lastChrom;
   private final Keep keep;
 
-  VcfRecords(VcfHeader header, StructType required, Keep keep) {
+  private final boolean strict;
+
+  VcfRecords(VcfHeader header, StructType required, Keep keep, boolean strict) {
+    this.strict = strict;
     this.keep = keep == null || keep.any() ? null : keep;
     kinds = new int[required.fields().length];
     Slot[] inf = new Slot[0];
@@ -101,8 +104,9 @@ final class VcfRecords implements Records {
     sampleWidths = sw;
     VcfHeader.Def end = header.end();
     endSlot = end == null ? null : new Slot(end, -1, true);
-    fieldsNeeded = need;
-    tabs = new int[need + 1];
+    // a record has at least 8 fields, whichever are read; the validation read checks FORMAT too
+    fieldsNeeded = Math.max(need, strict ? 10 : 8);
+    tabs = new int[fieldsNeeded + 1];
   }
 
   private static Slot[] slots(List<VcfHeader.Def> defs, StructType t, boolean isInfo) {
@@ -161,6 +165,7 @@ final class VcfRecords implements Records {
           break;
       }
     }
+    if (strict && sampleColumns.length == 0 && fieldCount > 8) formatKeys(b, tabs[7] + 1, n > 8 ? tabs[8] : end);
     return new GenericInternalRow(row);
   }
 
@@ -341,20 +346,7 @@ final class VcfRecords implements Records {
       return new GenericInternalRow(out);  // no FORMAT column: every sample NULL
     }
     int fmtFrom = tabs[7] + 1, fmtTo = tabs[8] > 0 && tabCount > 8 ? tabs[8] : end;
-    // the FORMAT keys, each once (bcftools refuses a record that repeats one)
-    List<int[]> keys = new ArrayList<>();
-    int s0 = fmtFrom;
-    for (int i = fmtFrom; i <= fmtTo; i++) {
-      if (i == fmtTo || b[i] == ':') {
-        for (int[] k : keys) {
-          if (k[1] - k[0] == i - s0 && java.util.Arrays.equals(b, k[0], k[1], b, s0, i)) {
-            throw new Bad("FORMAT names " + Text.string(b, s0, i) + " twice");
-          }
-        }
-        keys.add(new int[] {s0, i});
-        s0 = i + 1;
-      }
-    }
+    List<int[]> keys = formatKeys(b, fmtFrom, fmtTo);
     boolean noFormat = Text.isDot(b, fmtFrom, fmtTo);
     for (int j = 0; j < sampleColumns.length; j++) {
       int col = sampleColumns[j];
@@ -374,6 +366,24 @@ final class VcfRecords implements Records {
       }
     }
     return new GenericInternalRow(out);
+  }
+
+  /** The FORMAT keys, each once (bcftools refuses a record that repeats one). */
+  private static List<int[]> formatKeys(byte[] b, int fmtFrom, int fmtTo) {
+    List<int[]> keys = new ArrayList<>();
+    int s0 = fmtFrom;
+    for (int i = fmtFrom; i <= fmtTo; i++) {
+      if (i == fmtTo || b[i] == ':') {
+        for (int[] k : keys) {
+          if (k[1] - k[0] == i - s0 && java.util.Arrays.equals(b, k[0], k[1], b, s0, i)) {
+            throw new Bad("FORMAT names " + Text.string(b, s0, i) + " twice");
+          }
+        }
+        keys.add(new int[] {s0, i});
+        s0 = i + 1;
+      }
+    }
+    return keys;
   }
 
   /** GT as (allele, phased): "0/1" is ([0, 1], [false, false]); "." alone is NULL. */
