@@ -8,6 +8,7 @@ with chunks of a few bases so intervals and sites cross chunk boundaries.
 
 from __future__ import annotations
 
+
 import gzip
 import math
 import random
@@ -242,9 +243,25 @@ def test_bad_input_is_one_line(spark, tmp_path):
     bad = tmp_path / "bad.fa"
     bad.write_text("ACGT\n>c1\nAC\n")
     _one_line_error(lambda: read_source(spark, str(bad)), "bad.fa line 1", "before the first")
-    bad.write_text(">c1\nAC\n>c2\nGG\n>c1\nTT\n")
-    _one_line_error(lambda: read_source(spark, str(bad)), "bad.fa line 5", "twice")
     _one_line_error(lambda: read_source(spark, paths["plain"], chunk_size="0"), "chunk_size")
+
+
+def test_empty_and_repeated_names_read_as_samtools_faidx_reads_them(spark, tmp_path):
+    """A repeated name keeps its first record (with a warning), an empty name is a name; with
+    an index samtools faidx wrote, the same rows."""
+    import shutil
+    import subprocess
+
+    odd = tmp_path / "odd.fa"
+    odd.write_text(">c1\nAC\n>c2\nGG\n>c1\nTT\n>\nCCA\n>c3 a description\nT\n")
+    want = [("c1", 0, 2, "AC"), ("c2", 0, 2, "GG"), ("", 0, 3, "CCA"), ("c3", 0, 1, "T")]
+    with pytest.warns(UserWarning, match=r"odd.fa line 5: sequence name 'c1' appears again; kept its first"):
+        got = [tuple(r) for r in read_source(spark, str(odd)).df.collect()]
+    assert sorted(got) == sorted(want)
+    if shutil.which("samtools"):  # its .fai drops the repeated record: read through it, the same rows
+        subprocess.run(["samtools", "faidx", str(odd)], check=True, capture_output=True)
+        got = [tuple(r) for r in read_source(spark, str(odd)).df.collect()]
+        assert sorted(got) == sorted(want)
 
 
 def test_unknown_chromosome_is_refused(spark, tmp_path):

@@ -22,7 +22,6 @@ Spark from logging a task failure for bad input.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 
@@ -31,7 +30,8 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StringType, StructField, StructType
 
 from ..spark_version import HAS_PYTHON_DATA_SOURCE
-from . import genomic, locate
+from . import genomic, locate, text_checks
+from .bounded import bounded
 from .formats import InputError
 from .genomic import OXBOW_ERRORS
 
@@ -50,12 +50,13 @@ else:  # Spark 3.5: the reader is used without the API (read_genomic)
 
 
 class RegionPartition(InputPartition):
-    """Reference names to query through the index; None reads the whole file."""
+    """One split: None reads the whole file; else a part of :func:`genomic.describe`'s
+    (``{"regions": [names]}`` read through the index, or a CRAM's ``{"containers": [...]}``)."""
 
-    def __init__(self, regions: list[str] | None):
+    def __init__(self, part: dict | None):
         if InputPartition is not object:
-            super().__init__(regions)
-        self.regions = regions
+            super().__init__(part)
+        self.part = part
 
 
 class GenomicDataSource(DataSource):
@@ -85,44 +86,69 @@ class GenomicReader(DataSourceReader):
         self.check = check
 
     def partitions(self) -> list[RegionPartition]:
-        groups = self.spec["partitions"]
-        return [RegionPartition(None)] if groups is None else [RegionPartition(g) for g in groups]
+        parts = self.spec["partitions"]
+        return [RegionPartition(None)] if parts is None else [RegionPartition(p) for p in parts]
 
     def read(self, partition: RegionPartition):
         if self.check:
             yield from self._validate(partition)
             return
         target = to_arrow_schema(self.schema)
-        scanner = genomic.open_source(self.spec).scanner()
-        for region in self._regions(partition):
-            for batch in self._batches(scanner, region):
+        if partition.part is None:
+            self._check_positions()
+        for target_part in self._regions(partition):
+            for batch in self._batches(target_part):
                 yield batch.cast(target)
 
     @staticmethod
-    def _regions(partition: RegionPartition) -> list[str | None]:
-        return partition.regions if partition.regions is not None else [None]
+    def _regions(partition: RegionPartition) -> list:
+        """What each scan reads: None (the whole file), a reference name, or a CRAM part."""
+        part = partition.part
+        if part is None or "containers" in part:
+            return [part]
+        return part["regions"]
+
+    def _check_positions(self) -> None:
+        """oxbow wraps a position past 2^31 - 1: a text file read whole is checked for one first
+        (one read through its bytes), and refused in one line (the JVM reader reads it). A VCF's
+        FORMAT keys are checked too where samples are read, and by the validation read."""
+        fmt = self.spec["format"]
+        if fmt not in genomic.TEXT_FORMATS:
+            return
+        with genomic._text(self.spec) as fh:
+            found = text_checks.first_long_position(fh, fmt)
+        if found is not None:
+            raise InputError(f"{self.spec['path']} line {found[0]}: {found[1]} is past 2^31 - 1, which the oxbow "
+                             "reader cannot hold; giql-spark's JVM reader reads it (a session with giql-spark's jar)")
+        if fmt == "vcf" and (self.check or self.spec.get("samples") is not None):
+            with genomic._text(self.spec) as fh:
+                found = text_checks.first_repeated_format_key(fh)
+            if found is not None:
+                raise InputError(f"{self.spec['path']} line {found[0]}: {found[1]}")
 
     def _validate(self, partition: RegionPartition):
         """Scan without yielding data; yield ``(message,)`` for the first malformed record."""
         try:
-            scanner = genomic.open_source(self.spec).scanner()
+            if partition.part is None:
+                self._check_positions()
             records = 0
-            for region in self._regions(partition):
-                for batch in self._batches(scanner, region):
+            for target in self._regions(partition):
+                for batch in self._batches(target):
                     records += batch.num_rows
-            if partition.regions is None:
+            if partition.part is None:
                 self._check_line_count(records)
         except InputError as exc:
             yield (str(exc),)
 
-    def _batches(self, scanner, region: str | None):
-        """Normalised, validated batches of one region (or the whole file)."""
+    def _batches(self, region):
+        """Normalised, validated batches of one region (or the whole file, or a CRAM part)."""
         fmt = self.spec["format"]
         done = 0
         try:
+            scanner = genomic.open_source(self.spec, region if isinstance(region, dict) else None).scanner()
             reader = genomic.scan(scanner, self.spec, region)
             for raw in reader:
-                batch = genomic.normalise(raw, fmt)
+                batch = genomic.normalise(raw, fmt, self.spec.get("tag_defs"))
                 if region == "*":
                     # oxbow's unmapped scan can start before the last placed reads.
                     batch = batch.filter(batch.column("chrom").is_null())
@@ -135,23 +161,34 @@ class GenomicReader(DataSourceReader):
             raise
         except OXBOW_ERRORS as exc:
             self._fail(region, self._records_before_failure(region) + 1, genomic.one_line(exc))
+        except BaseException as exc:  # a Rust panic (pyo3's PanicException is no Exception)
+            if type(exc).__name__ != "PanicException":
+                raise
+            self._fail(region, self._records_before_failure(region) + 1, genomic.one_line(exc))
 
-    def _records_before_failure(self, region: str | None) -> int:
+    def _records_before_failure(self, region) -> int:
         """How many records read cleanly before the failing one: a rescan one record at a time."""
-        reader = genomic.scan(genomic.open_source(self.spec).scanner(), self.spec, region, batch_size=1)
+        scanner = genomic.open_source(self.spec, region if isinstance(region, dict) else None).scanner()
+        reader = genomic.scan(scanner, self.spec, region, batch_size=1)
         count = 0
-        with contextlib.suppress(*OXBOW_ERRORS):  # the failure itself is what stops the count
+        try:  # the failure itself is what stops the count
             for raw in reader:
                 count += raw.num_rows
+        except BaseException as exc:  # noqa: BLE001 - oxbow's errors, or a Rust panic
+            if not isinstance(exc, OXBOW_ERRORS) and type(exc).__name__ != "PanicException":
+                raise
         return count
 
-    def _fail(self, region: str | None, record: int, reason: str):
+    def _fail(self, region, record: int, reason: str):
         path, fmt = self.spec["path"], self.spec["format"]
         if region is None and fmt in genomic.TEXT_FORMATS:
             line = locate.record_line(path, self.spec["compression"], fmt, record)
             if line is not None:
                 raise InputError(f"{path} line {line}: {reason}")
-        where = f" of {'unplaced reads' if region == '*' else region}" if region is not None else ""
+        if isinstance(region, dict):
+            where = f" of the containers from byte {region['containers'][0][0]}" if region["containers"] else ""
+        else:
+            where = f" of {'unplaced reads' if region == '*' else region}" if region is not None else ""
         raise InputError(f"{path} record {record}{where}: {reason}")
 
     def _check_line_count(self, records: int) -> None:
@@ -166,6 +203,21 @@ class GenomicReader(DataSourceReader):
         if short is not None:
             raise InputError(f"{path} line {short[0]}: too few tab-separated fields ({short[1]})")
         raise InputError(f"{path}: {lines} data lines but only {records} records could be parsed")
+
+
+def _describe(path: str, fmt: str, options: dict):
+    """The file's description and its Arrow schema (run bounded: oxbow reads the header)."""
+    spec = genomic.describe(path, fmt, options)
+    try:
+        return spec, genomic.output_schema(spec)
+    except OXBOW_ERRORS as exc:
+        raise genomic.header_error(spec, exc) from None
+
+
+def _local_errors(spec: dict) -> list[str]:
+    """The first bad record's message of each split, read in this process (bounded)."""
+    reader = GenomicReader(spec, _CHECK_SCHEMA, check=True)
+    return [row[0] for part in reader.partitions() for row in reader.read(part)]
 
 
 def read_genomic(spark: SparkSession, path: str, fmt: str, *, validate: bool = True, **options) -> DataFrame:
@@ -183,11 +235,8 @@ def read_genomic(spark: SparkSession, path: str, fmt: str, *, validate: bool = T
     record; with ``validate=False`` nothing is read until a query
     runs and a malformed record fails that query instead.
     """
-    spec = genomic.describe(path, fmt, options)
-    try:
-        schema = from_arrow_schema(genomic.output_schema(spec))
-    except OXBOW_ERRORS as exc:
-        raise genomic.header_error(spec, exc) from None
+    spec, arrow = bounded(_describe, path, fmt, options, path=path)
+    schema = from_arrow_schema(arrow)
     if not HAS_PYTHON_DATA_SOURCE:
         return _read_without_data_source(spark, spec, schema, validate)
     spark.dataSource.register(GenomicDataSource)
@@ -195,8 +244,7 @@ def read_genomic(spark: SparkSession, path: str, fmt: str, *, validate: bool = T
     if validate:
         if os.path.getsize(path) <= LOCAL_CHECK_BYTES:
             # Scanning a small file here takes milliseconds; a Spark job takes seconds.
-            reader = GenomicReader(spec, _CHECK_SCHEMA, check=True)
-            errors = [row[0] for part in reader.partitions() for row in reader.read(part)]
+            errors = bounded(_local_errors, spec, path=path)
         else:
             checker = spark.read.format(NAME).schema(_CHECK_SCHEMA).option("spec", encoded).option("check", "true")
             errors = [row["error"] for row in checker.load().collect()]
@@ -211,7 +259,7 @@ def _read_without_data_source(spark: SparkSession, spec: dict, schema: StructTyp
     """:func:`read_genomic` on Spark 3.5: the reader's partitions as the rows of
     ``spark.range`` (one per Spark partition, in file order), read by ``mapInArrow``."""
     parts = GenomicReader(spec, schema, check=False).partitions()
-    regions = [p.regions for p in parts]
+    regions = [p.part for p in parts]
     n = len(regions)
 
     def run(check: bool, out: StructType):
@@ -235,8 +283,7 @@ def _read_without_data_source(spark: SparkSession, spec: dict, schema: StructTyp
 
     if validate:
         if os.path.getsize(spec["path"]) <= LOCAL_CHECK_BYTES:
-            reader = GenomicReader(spec, _CHECK_SCHEMA, check=True)
-            errors = [row[0] for part in reader.partitions() for row in reader.read(part)]
+            errors = bounded(_local_errors, spec, path=spec["path"])
         else:
             errors = [row["error"] for row in run(True, _CHECK_SCHEMA).collect()]
         if errors:

@@ -135,8 +135,9 @@ def read_fai(index: str, path: str, size: int) -> list[list]:
                     raise InputError(f"{where}: {label} {text!r} is not a non-negative integer")
                 values.append(int(text))
             length, offset, bases, width = values
-            if name in seen:
-                raise InputError(f"{where}: sequence name {name!r} appears twice")
+            if name in seen:  # samtools faidx keeps the first such record, and warns
+                _warn_duplicate(index, number, name)
+                continue
             if length and (bases == 0 or width < bases):
                 raise InputError(f"{where}: line bases {bases} and line width {width} cannot hold {name}")
             if length and byte_at(offset, bases, width, length - 1) + 1 > size:
@@ -145,6 +146,13 @@ def read_fai(index: str, path: str, size: int) -> list[list]:
             seen.add(name)
             records.append([name, length, offset, bases, width, number])
     return records
+
+
+def _warn_duplicate(path: str, number: int, name: str) -> None:
+    import warnings
+
+    warnings.warn(f"{path} line {number}: sequence name {name!r} appears again; kept its first record, "
+                  "as samtools faidx does", stacklevel=3)
 
 
 def byte_at(offset: int, bases: int, width: int, base: int) -> int:
@@ -257,7 +265,7 @@ def read_whole(spec: dict):
     """Rows of a file read from its start (no index, or plain gzip), checking its lines."""
     path, size = spec["path"], spec["chunk_size"]
     opener = gzip.open if spec["compression"] else open
-    name, pieces, have, start, seen = None, [], 0, 0, set()
+    name, pieces, have, start, seen, skipping = None, [], 0, 0, set(), False
 
     def take(final: bool) -> list[tuple]:
         """Full chunks of the buffered bases (and, at the record's end, the rest)."""
@@ -281,14 +289,18 @@ def read_whole(spec: dict):
                     if name is not None:
                         yield from take(True)
                     words = line[1:].split(None, 1)
-                    if not words:
-                        raise InputError(f"{path} line {number}: '>' without a sequence name")
-                    name = words[0].decode("utf-8", errors="replace")
-                    if name in seen:
-                        raise InputError(f"{path} line {number}: sequence name {name!r} appears twice")
-                    seen.add(name)
+                    # an empty name is a name, as samtools faidx reads it
+                    name = words[0].decode("utf-8", errors="replace") if words else ""
+                    skipping = name in seen
+                    if skipping:  # samtools faidx keeps the first such record, and warns
+                        _warn_duplicate(path, number, name)
+                        name = None
+                    else:
+                        seen.add(name)
                     pieces, have, start = [], 0, 0
                 elif line.strip():
+                    if skipping:
+                        continue
                     if name is None:
                         raise InputError(f"{path} line {number}: sequence before the first '>' header")
                     pieces.append(line.strip().decode("ascii", errors="replace"))
