@@ -6,7 +6,8 @@ which asks a classic session's JVM and a Spark Connect session through
 ``spark.sql.defaultSizeInBytes`` (effectively infinite), which reads as
 unknown.
 
-Tier 1 (:mod:`.footers`): when a side is one scan of local Parquet files, their
+Tier 1 (:mod:`.footers`): when a side is one scan of Parquet files (local, or on any of
+the session's Hadoop file systems), their
 footers: exact row count, row groups, min/max of the interval columns and
 declared sorting columns. No data page is read.
 
@@ -48,7 +49,8 @@ def side_stats(df: DataFrame, interval=None, *, tier: int = 2) -> SideStats:
     found, why = None, ""
     if facts.single_scan:
         try:
-            found, why = footers.parquet_stats(facts.files or [], interval, facts.size, sample=tier >= 2)
+            found, why = footers.parquet_stats(facts.files or [], interval, facts.size, sample=tier >= 2,
+                                               spark=df.sparkSession)
         except Exception as e:  # unreadable footers: keep the cheaper tier
             why = f"footers: could not be read ({type(e).__name__}: {' '.join(str(e).split())[:120]})"
     if found is not None:

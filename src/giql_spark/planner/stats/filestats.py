@@ -34,6 +34,23 @@ def key(files: list[str], cols: tuple, sample: bool) -> tuple | None:
     return (tuple(sorted(ids)), tuple(cols), bool(sample))
 
 
+def remote_key(spark, files: list[str], cols: tuple, sample: bool) -> tuple | None:
+    """:func:`key` for files at URIs (``hdfs://``, ``s3a://`` ...): each one's URI, size and
+    modification time as its file system reports them; None when one cannot be stat'ed."""
+    from ...io import files as files_io
+
+    ids = []
+    for f in files:
+        try:
+            st = files_io.status(spark, f)
+        except Exception:  # noqa: BLE001 - a file system error: no key, the statistics are read again
+            return None
+        if st is None:
+            return None
+        ids.append((f, st[0], st[1]))
+    return (tuple(sorted(ids)), tuple(cols), bool(sample))
+
+
 def get(k: tuple | None):
     """The stored statistics for ``k``, or None."""
     return None if k is None else _entries.get(k, None)

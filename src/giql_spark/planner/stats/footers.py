@@ -1,7 +1,7 @@
 """Tiers 1 and 2 for Parquet sides: footers, then a few sampled row groups.
 
 Used only when a side is a projection (and maybe a filter) of one scan of
-local Parquet files and its interval is an expression of the files' columns
+Parquet files (local, or at any URI the session's Hadoop file systems open) and its interval is an expression of the files' columns
 (a column shifted by the coordinate canonicalization, or a band join's
 hull, :mod:`.exprs`): then the footers describe the side's rows (before any
 filter), and the sampled columns give the interval. Anything else returns None, with the reason, and the caller
@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
 
+from ...io import files as files_io
 from ...io.formats import local_path
 from . import exprs, filestats
 from .model import SAMPLE_ROWS, Chroms, SideStats, from_sample, in_order
@@ -70,24 +71,37 @@ def interval_columns(interval) -> FileInterval | None:
     return FileInterval(chrom, interval.start, interval.end, names, _single(interval.start), _single(interval.end))
 
 
-def parquet_stats(files: list[str], interval, size: int | None, *, sample: bool) -> tuple[SideStats | None, str]:
+def parquet_stats(files: list[str], interval, size: int | None, *, sample: bool,
+                  spark=None) -> tuple[SideStats | None, str]:
     """Statistics of a side that is one scan of ``files``, or None and why not.
 
     ``size`` is Spark's estimate for the side, the only fact that belongs to
-    the query; the rest describes the files and is cached per file.
+    the query; the rest describes the files and is cached per file. Files on
+    a cluster's file systems (``hdfs://``, ``s3a://``, ``viewfs://`` ...) are
+    read through ``spark``'s Hadoop file systems (:mod:`giql_spark.io.files`),
+    as Spark reads them.
     """
     fi = interval_columns(interval)
     if fi is None:
         return None, "footers: the interval is not an expression of the scanned files' columns"
     local = [local_path(f) for f in files]
-    bad = next((f for f, lf in zip(files, local) if lf is None or not lf.endswith(".parquet")
-                or not os.path.isfile(lf)), None)
-    if bad is not None or not files:
-        return None, f"footers: the side does not read local Parquet files ({bad or 'no files'})"
-    k = filestats.key(local, fi.key, sample)
+    if not files:
+        return None, "footers: the side reads no files"
+    if all(lf is not None for lf in local):
+        bad = next((f for f, lf in zip(files, local) if not lf.endswith(".parquet") or not os.path.isfile(lf)), None)
+        if bad is not None:
+            return None, f"footers: the side does not read Parquet files ({bad})"
+        k = filestats.key(local, fi.key, sample)
+        opener, names = None, local
+    else:
+        bad = next((f for f in files if not f.rstrip("/").endswith(".parquet")), None)
+        if bad is not None or spark is None:
+            return None, f"footers: the side does not read Parquet files ({bad or files[0]})"
+        k = filestats.remote_key(spark, files, fi.key, sample)
+        opener, names = (lambda f: files_io.open_binary(spark, f)), list(files)
     found = filestats.get(k)
     if found is None:
-        found = _file_stats(local, fi, sample)
+        found = _file_stats(names, fi, sample, opener)
         if found is not None:
             filestats.put(k, found)
     if found is None:
@@ -95,15 +109,18 @@ def parquet_stats(files: list[str], interval, size: int | None, *, sample: bool)
     return replace(found, size_bytes=size), ""
 
 
-def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats | None:
-    """Tier 1 (and 2 with ``sample``) statistics of ``files``, without a size estimate."""
-    metas = [pq.ParquetFile(f).metadata for f in files]
+def _file_stats(files: list[str], fi: FileInterval, sample: bool, opener=None) -> SideStats | None:
+    """Tier 1 (and 2 with ``sample``) statistics of ``files``, without a size estimate;
+    ``opener``: a file's object for a name, where pyarrow cannot open the name itself."""
+    open_ = (lambda f: f) if opener is None else opener
+    metas = [pq.ParquetFile(open_(f)).metadata for f in files]
     if any(not set(fi.columns) <= set(m.schema.names) for m in metas):
         return None
     rows = sum(m.num_rows for m in metas)
     groups = [(f, i, m.row_group(i).num_rows) for f, m in zip(files, metas) for i in range(m.num_row_groups)]
     declared = _declared_sorted(metas, (fi.chrom, fi.start_col)) if fi.chrom and fi.start_col else None
-    source = f"Parquet footers: {len(files)} file(s), {len(groups)} row group(s)"
+    where = "" if opener is None else f" on {files[0].split(':', 1)[0]}://"
+    source = f"Parquet footers{where}: {len(files)} file(s), {len(groups)} row group(s)"
     null_free = _null_free(metas, [c for c in fi.columns if c != fi.chrom])
     if not sample or not groups:
         return SideStats(None, tier=1, rows=rows, sorted=declared, source=source, null_free=null_free,
@@ -113,7 +130,7 @@ def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats |
     per_group = max(1, min(GROUP_ROWS, SAMPLE_ROWS // len(picked)))
     parts, ordered = [], True
     dictionary = [fi.chrom] if fi.chrom else []
-    files_open = {f: pq.ParquetFile(f, read_dictionary=dictionary) for f in {f for f, _, _ in picked}}
+    files_open = {f: pq.ParquetFile(open_(f), read_dictionary=dictionary) for f in {f for f, _, _ in picked}}
     for f, i, n in picked:
         # A contiguous block, so that sortedness is checked on neighbouring rows.
         batch = next(files_open[f].iter_batches(batch_size=per_group, row_groups=[i],
@@ -141,7 +158,7 @@ def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats |
         # little about the others: count chromosomes over every row group
         # from the (dictionary-encoded, small) chromosome column alone.
         stats = replace(stats, chroms=_all_chroms(files, (fi.chrom, fi.start_col, fi.end_col),
-                                                  Chroms.of(stats.chroms)),
+                                                  Chroms.of(stats.chroms), open_),
                         source=f"{source}; chromosomes counted over all rows")
     elif not fi.chrom:  # one key for every row
         c = Chroms.of(stats.chroms)
@@ -149,7 +166,7 @@ def _file_stats(files: list[str], fi: FileInterval, sample: bool) -> SideStats |
     return stats
 
 
-def _all_chroms(files: list[str], cols, sampled: Chroms) -> Chroms:
+def _all_chroms(files: list[str], cols, sampled: Chroms, open_=lambda f: f) -> Chroms:
     """Rows per chromosome over every row, and each one's extent.
 
     Only the chromosome column is read, and only from row groups whose
@@ -163,7 +180,7 @@ def _all_chroms(files: list[str], cols, sampled: Chroms) -> Chroms:
     single: dict = {}
     spans: list = []
     for f in files:
-        pf = pq.ParquetFile(f, read_dictionary=[cols[0]])
+        pf = pq.ParquetFile(open_(f), read_dictionary=[cols[0]])
         meta = pf.metadata
         ci = meta.schema.names.index(cols[0])
         ei = meta.schema.names.index(cols[2])
