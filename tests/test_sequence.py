@@ -177,7 +177,17 @@ def _genome(seed: int, sizes=(700, 0, 311, 53)) -> list[tuple[str, str, int]]:
     return out
 
 
-def test_read_chunks_in_several_tasks(spark, tmp_path):
+@pytest.fixture(params=["jvm", "python"])
+def fasta_reader(request, monkeypatch):
+    """The FASTA reader: the JVM one (giql-spark's jar), or the Python one of a session without it."""
+    from giql_spark.io import jvm_source
+
+    if request.param == "python":
+        monkeypatch.setattr(jvm_source, "available", lambda s: False)
+    return request.param
+
+
+def test_read_chunks_in_several_tasks(spark, tmp_path, fasta_reader):
     records = _genome(1)
     paths = write_variants(tmp_path, records)
     frames = {kind: read_source(spark, path, chunk_size=50, partition_size=200) for kind, path in paths.items()}
@@ -221,7 +231,7 @@ def _one_line_error(call, *needles):
     return message
 
 
-def test_bad_input_is_one_line(spark, tmp_path):
+def test_bad_input_is_one_line(spark, tmp_path, fasta_reader):
     paths = write_variants(tmp_path, _genome(3))
     fai = tmp_path / "b.fa.gz.fai"
     # bgzip without .fai, then without .gzi
@@ -246,16 +256,25 @@ def test_bad_input_is_one_line(spark, tmp_path):
     _one_line_error(lambda: read_source(spark, paths["plain"], chunk_size="0"), "chunk_size")
 
 
-def test_empty_and_repeated_names_read_as_samtools_faidx_reads_them(spark, tmp_path):
-    """A repeated name keeps its first record (with a warning), an empty name is a name; with
-    an index samtools faidx wrote, the same rows."""
+@pytest.mark.parametrize("reader", ["jvm", "python"])
+def test_empty_and_repeated_names_read_as_samtools_faidx_reads_them(spark, tmp_path, monkeypatch, reader):
+    """A repeated name keeps its first record (the Python reader warns), an empty name is a
+    name; with an index samtools faidx wrote, the same rows. Both readers: the JVM one, and the
+    Python one of a session without giql-spark's jar."""
     import shutil
     import subprocess
 
+    from giql_spark.io import jvm_source
+
+    if reader == "python":
+        monkeypatch.setattr(jvm_source, "available", lambda s: False)
     odd = tmp_path / "odd.fa"
     odd.write_text(">c1\nAC\n>c2\nGG\n>c1\nTT\n>\nCCA\n>c3 a description\nT\n")
     want = [("c1", 0, 2, "AC"), ("c2", 0, 2, "GG"), ("", 0, 3, "CCA"), ("c3", 0, 1, "T")]
-    with pytest.warns(UserWarning, match=r"odd.fa line 5: sequence name 'c1' appears again; kept its first"):
+    if reader == "python":
+        with pytest.warns(UserWarning, match=r"odd.fa line 5: sequence name 'c1' appears again; kept its first"):
+            got = [tuple(r) for r in read_source(spark, str(odd)).df.collect()]
+    else:
         got = [tuple(r) for r in read_source(spark, str(odd)).df.collect()]
     assert sorted(got) == sorted(want)
     if shutil.which("samtools"):  # its .fai drops the repeated record: read through it, the same rows

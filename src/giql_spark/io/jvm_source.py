@@ -25,7 +25,7 @@ __all__ = ["CLASS", "FORMATS", "available", "read"]
 
 CLASS = "io.giql.spark.genomic.GenomicSource"
 #: The formats the JVM reader reads (BCF and CRAM are oxbow's).
-FORMATS = ("vcf", "gff", "gtf", "sam", "bam")
+FORMATS = ("vcf", "gff", "gtf", "sam", "bam", "fasta")
 
 
 def available(spark: SparkSession) -> bool:
@@ -56,6 +56,9 @@ def options_for(path: str, fmt: str, options: dict) -> dict[str, str]:
     for key in ("attribute_scan_rows", "tag_scan_rows"):
         if options.get(key) is not None:
             out["scan_rows"] = str(int(options[key]))
+    for key in ("gzi", "chunk_size", "partition_size"):  # FASTA
+        if options.get(key) is not None:
+            out[key] = str(options[key])
     return out
 
 

@@ -160,6 +160,11 @@ def _genomic(r: _Read) -> tuple[DataFrame, int]:
 
 
 def _fasta(r: _Read) -> tuple[DataFrame, int]:
+    from . import jvm_source
+
+    if jvm_source.available(r.spark):
+        path = os.path.abspath(r.local) if r.local is not None else r.path
+        return jvm_source.read(r.spark, path, r.fmt, validate=r.validate, **r.options), 0
     if r.local is None:
         raise InputError(f"{r.path}: FASTA files are read through their .fai index, which needs a local path")
     from .fasta import read_fasta

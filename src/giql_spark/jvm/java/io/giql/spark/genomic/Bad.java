@@ -6,7 +6,7 @@ package io.giql.spark.genomic;
  */
 final class Bad extends RuntimeException {
   private static final long serialVersionUID = 1L;
-  /** The header line the reason is about (1-based), or 0 for a record. */
+  /** The header line the reason is about (1-based), 0 for a record, -1 for a reason that names its own place. */
   final int headerLine;
 
   Bad(String reason) {

@@ -40,6 +40,9 @@ final class Described implements Serializable {
   final List<String> samples;  // VCF samples read (null: none)
   final List<Tags.Def> tags;   // SAM/BAM tags read
   final StructType schema;
+  FastaIndex fasta;            // FASTA with its .fai, else null (read whole)
+  long chunkSize;
+  long partitionSize;
 
   private Described(String path, String format, String compression, String index, long length, VcfHeader vcf,
       SamHeader sam, GxfAttributes gxf, List<String> samples, List<Tags.Def> tags, StructType schema) {
@@ -81,6 +84,7 @@ final class Described implements Serializable {
   private static Described describe(Options o, Configuration conf, long length) throws IOException {
     try (Input in = new Input(o.path, conf, 1 << 20)) {
       String compression = o.format.equals("bam") ? "bgzf" : sniff(in);
+      if (o.format.equals("fasta")) return fasta(o, conf, length, compression);
       if (o.format.equals("bam") && !Bgzf.isBgzf(in)) {
         throw new Bad("not a BAM file (it does not start with a BGZF block)");
       }
@@ -113,6 +117,36 @@ final class Described implements Serializable {
         }
       }
     }
+  }
+
+  private static Described fasta(Options o, Configuration conf, long length, String compression) throws IOException {
+    Described d = new Described(o.path, o.format, compression, null, length, null, null, null, null, null,
+        FastaIndex.SCHEMA);
+    d.chunkSize = o.chunkSize;
+    d.partitionSize = o.partitionSize;
+    String index = o.index != null ? o.index : o.path + ".fai";
+    boolean hasIndex = exists(index, conf);
+    if (o.index != null && !hasIndex) throw new IllegalArgumentException("index file not found: " + index);
+    if (compression.equals("gzip")) return d;  // not seekable: read whole whatever the index says
+    String gzi = null;
+    if (compression.equals("bgzf")) {
+      if (!hasIndex) {
+        throw new IllegalArgumentException(o.path + ": a bgzip-compressed FASTA needs its index " + index + " (samtools faidx)");
+      }
+      gzi = o.gzi != null ? o.gzi : o.path + ".gzi";
+      if (!exists(gzi, conf)) {
+        throw new IllegalArgumentException(o.path + ": a bgzip-compressed FASTA needs " + gzi + " beside its .fai (samtools faidx)");
+      }
+    } else if (!hasIndex) {
+      return d;
+    }
+    d.fasta = FastaIndex.read(o.path, index, gzi, compression, conf);
+    return d;
+  }
+
+  private static boolean exists(String path, Configuration conf) throws IOException {
+    Path p = new Path(path);
+    return p.getFileSystem(conf).exists(p);
   }
 
   /** "bgzf", "gzip" or "none", from the first bytes. */

@@ -29,6 +29,11 @@ final class GenomicPartition implements InputPartition {
     return new GenomicPartition(index, start, end, first, null);
   }
 
+  /** FASTA chunks as (record, start, end) triples. */
+  static GenomicPartition triples(int index, long[] triples) {
+    return new GenomicPartition(index, 0, 0, false, triples);
+  }
+
   static GenomicPartition chunks(int index, List<Long> pairs) {
     long[] c = new long[pairs.size()];
     for (int i = 0; i < c.length; i++) c[i] = pairs.get(i);

@@ -47,6 +47,7 @@ final class GenomicReaders implements PartitionReaderFactory {
   /** {@code strict}: the validation read, which checks what a query's read may skip. */
   static Split open(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf,
       boolean strict) throws IOException {
+    if (d.format.equals("fasta")) return new FastaSplit(d, p, conf);
     return d.format.equals("bam") ? new BamSplit(d, required, keep, p, conf)
         : new TextSplit(d, required, keep, p, conf, strict);
   }

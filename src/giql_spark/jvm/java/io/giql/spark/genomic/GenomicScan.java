@@ -155,6 +155,19 @@ final class GenomicScan implements Scan, Batch {
         return out;
       }
     }
+    if (d.format.equals("fasta")) {
+      if (d.fasta == null) {
+        out.add(GenomicPartition.range(0, 0, Long.MAX_VALUE, true));
+        how = "1 split: " + (d.compression.equals("gzip") ? "a plain gzip file is read from its start"
+            : "no .fai index (samtools faidx) to read it by") ;
+        return out;
+      }
+      for (long[] chunks : d.fasta.splits(d.chunkSize, d.partitionSize)) {
+        out.add(GenomicPartition.triples(out.size(), chunks));
+      }
+      how = out.size() + " split(s) of about " + d.partitionSize + " bases, through the .fai";
+      return out;
+    }
     if (d.format.equals("bam")) {
       long[] offsets = d.index != null ? IndexChunks.read(d.index, conf, d.sam.references).recordOffsets() : new long[0];
       long start = d.sam.firstRecord;

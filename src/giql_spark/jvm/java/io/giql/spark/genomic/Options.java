@@ -17,6 +17,9 @@ final class Options implements Serializable {
   final int scanRows;
   final boolean check;
   final long splitBytes;       // 0: the session's spark.sql.files.maxPartitionBytes
+  final String gzi;            // FASTA: the .gzi of a bgzip file
+  final long chunkSize;        // FASTA: bases per row
+  final long partitionSize;    // FASTA: bases per split
 
   Options(Map<String, String> o) {
     this.path = required(o, "path");
@@ -28,6 +31,22 @@ final class Options implements Serializable {
     this.scanRows = Integer.parseInt(o.getOrDefault("scan_rows", "1024"));
     this.check = Boolean.parseBoolean(o.getOrDefault("check", "false"));
     this.splitBytes = Long.parseLong(o.getOrDefault("split_bytes", "0"));
+    this.gzi = o.get("gzi");
+    this.chunkSize = positive(o, "chunk_size", 1_000_000);
+    this.partitionSize = positive(o, "partition_size", 32_000_000);
+  }
+
+  private static long positive(Map<String, String> o, String key, long dflt) {
+    String v = o.get(key);
+    if (v == null) return dflt;
+    long n;
+    try {
+      n = Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      n = 0;
+    }
+    if (n <= 0) throw new IllegalArgumentException(o.get("path") + ": option " + key + " must be a positive integer, got '" + v + "'");
+    return n;
   }
 
   private static String required(Map<String, String> o, String key) {
@@ -38,6 +57,6 @@ final class Options implements Serializable {
 
   /** What the file's description depends on (not the split size, not check). */
   List<Object> key() {
-    return java.util.Arrays.asList(path, format, index, samples, attributeDefs, tagDefs, scanRows);
+    return java.util.Arrays.asList(path, format, index, samples, attributeDefs, tagDefs, scanRows, gzi);
   }
 }

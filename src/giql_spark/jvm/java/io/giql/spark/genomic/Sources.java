@@ -24,6 +24,7 @@ final class Sources {
    */
   static String failure(Described d, Configuration conf, Throwable e, long position) {
     String reason = reason(e);
+    if (e instanceof Bad && ((Bad) e).headerLine < 0) return reason;  // a message that names its own place
     if (e instanceof Bad && ((Bad) e).headerLine > 0) return d.path + " header line " + ((Bad) e).headerLine + ": " + reason;
     if (position < 0) return d.path + ": " + reason;
     try {
