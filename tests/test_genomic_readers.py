@@ -295,3 +295,45 @@ def test_values_equal_f32(session, tmp_path):
     path = write(tmp_path / "q.vcf", "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n"
                  "c1\t1\t.\tA\tC\t50.3\t.\t.\n")
     assert session.read(path).collect()[0].qual == f32(50.3)
+
+
+BCF_HEADER = ['##FILTER=<ID=s50,Description="s">'] + [
+    f"##contig=<ID={c}>" for c in ("chr1", "chr2", "1", "chrUn_KI270742v1", "HLA-A*01:01:01:01")]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(f=vcf_file(samples=2, odd=False))
+def test_bcf_written_by_bcftools_reads_as_its_vcf(session, tmp_path_factory, f):
+    """bcftools converts a generated VCF to BCF; the BCF reads back as what was written, and
+    as the VCF reads (genotypes included)."""
+    bcftools = tool("bcftools")
+    text, rows, _ = f
+    lines = text.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("#CHROM"))
+    d = tmp_path_factory.mktemp("bcf")
+    vcf = write(d / "x.vcf", "\n".join(lines[:at] + BCF_HEADER + lines[at:]))
+    bcf = str(d / "x.bcf")
+    run(bcftools, "view", "-O", "b", "-o", bcf, vcf)
+    got, as_vcf = session.read(bcf, samples="*"), session.read(vcf, samples="*")
+    assert vcf_rows(got) == sorted(rows, key=repr)
+    assert sorted(map(repr, got.collect())) == sorted(map(repr, as_vcf.collect()))
+
+
+def test_indexed_bcf_split_and_region(session, tmp_path):
+    bcftools = tool("bcftools")
+    text, keys = _big_vcf(20000)
+    lines = text.split("\n")
+    vcf = write(tmp_path / "b.vcf", "\n".join(lines[:2] + ["##contig=<ID=chr1>", "##contig=<ID=chr2>",
+                                                           "##contig=<ID=chr10>"] + lines[2:]))
+    bcf = str(tmp_path / "b.bcf")
+    run(bcftools, "view", "-O", "b", "-o", bcf, vcf)
+    run(bcftools, "index", bcf)
+    with split_bytes(session.spark, os.path.getsize(bcf) // 8):
+        df = session.read(bcf)
+        assert df.rdd.getNumPartitions() > 4
+        got = sorted((r.chrom, r.start, r.id) for r in df.select("chrom", "start", "id").collect())
+    assert got == sorted(keys)
+    region = df.where("chrom = 'chr10' AND start <= 700000 AND `end` >= 650000")
+    rows = sorted((r.chrom, r.start) for r in region.collect())
+    assert rows == sorted((c, p) for c, p, _ in keys if c == "chr10" and 650000 <= p <= 700000) and rows
+    assert scan_metric(region, "decodedRecords") < 3000

@@ -142,7 +142,9 @@ def containers(opener, index: str | None) -> tuple[int, list[tuple[int, int]], t
         header_end, _, _ = _container_header(fh, 26, major)  # the SAM header container
         starts: list[int] = []
         if index is not None:
-            with gzip.open(index, "rt") as crai:
+            from .files import py_open
+
+            with py_open(index) as raw, gzip.open(raw, "rt") as crai:
                 starts = sorted({int(line.split("\t")[3]) for line in crai if line.strip()})
             starts = [s for s in starts if s >= header_end]
         out = []

@@ -30,7 +30,7 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StringType, StructField, StructType
 
 from ..spark_version import HAS_PYTHON_DATA_SOURCE
-from . import genomic, locate, text_checks
+from . import files, genomic, locate, text_checks
 from .bounded import bounded
 from .formats import InputError
 from .genomic import OXBOW_ERRORS
@@ -242,7 +242,7 @@ def read_genomic(spark: SparkSession, path: str, fmt: str, *, validate: bool = T
     spark.dataSource.register(GenomicDataSource)
     encoded = json.dumps(spec)
     if validate:
-        if os.path.getsize(path) <= LOCAL_CHECK_BYTES:
+        if files.py_size(path) <= LOCAL_CHECK_BYTES:
             # Scanning a small file here takes milliseconds; a Spark job takes seconds.
             errors = bounded(_local_errors, spec, path=path)
         else:
@@ -282,7 +282,7 @@ def _read_without_data_source(spark: SparkSession, spec: dict, schema: StructTyp
         return spark.range(0, n, 1, n).mapInArrow(read, out)
 
     if validate:
-        if os.path.getsize(spec["path"]) <= LOCAL_CHECK_BYTES:
+        if files.py_size(spec["path"]) <= LOCAL_CHECK_BYTES:
             errors = bounded(_local_errors, spec, path=spec["path"])
         else:
             errors = [row["error"] for row in run(True, _CHECK_SCHEMA).collect()]

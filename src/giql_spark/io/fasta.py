@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import gzip
+import io
 import json
 import os
 import struct
@@ -32,6 +33,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from ..spark_version import HAS_PYTHON_DATA_SOURCE
+from . import files
 from .formats import InputError
 
 __all__ = ["CHUNK_SIZE", "NAME", "PARTITION_SIZE", "SCHEMA", "FastaDataSource", "describe", "read_fasta"]
@@ -74,20 +76,20 @@ def describe(path: str, options: dict) -> dict:
             "chunk_size": _positive(path, options, "chunk_size", CHUNK_SIZE),
             "partition_size": _positive(path, options, "partition_size", PARTITION_SIZE)}
     index = options.get("index") or path + ".fai"
-    if options.get("index") and not os.path.exists(index):
+    if options.get("index") and not files.py_exists(index):
         raise InputError(f"index file not found: {index}")
     if spec["compression"] == "gzip":
         return spec  # not seekable: read whole whatever the index says
     if spec["compression"] == "bgzf":
-        if not os.path.exists(index):
+        if not files.py_exists(index):
             raise InputError(f"{path}: a bgzip-compressed FASTA needs its index {index} (samtools faidx)")
         gzi = options.get("gzi") or path + ".gzi"
-        if not os.path.exists(gzi):
+        if not files.py_exists(gzi):
             raise InputError(f"{path}: a bgzip-compressed FASTA needs {gzi} beside its .fai (samtools faidx)")
         spec["gzi"] = gzi
         size = _Bgzf(path, gzi).size()
-    elif os.path.exists(index):
-        size = os.path.getsize(path)
+    elif files.py_exists(index):
+        size = files.py_size(path)
     else:
         return spec
     spec["index"] = index
@@ -107,7 +109,7 @@ def _positive(path: str, options: dict, key: str, default: int) -> int:
 
 
 def _compression(path: str) -> str | None:
-    with open(path, "rb") as fh:
+    with files.py_open(path) as fh:
         head = fh.read(18)
     if head[:2] != b"\x1f\x8b":
         return None
@@ -118,7 +120,7 @@ def _compression(path: str) -> str | None:
 def read_fai(index: str, path: str, size: int) -> list[list]:
     """The lines of a .fai, checked against each other and the (uncompressed) file size."""
     records, seen = [], set()
-    with open(index, encoding="utf-8", errors="replace") as fh:
+    with files.py_open(index) as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as fh:
         for number, line in enumerate(fh, start=1):
             line = line.rstrip("\r\n")
             if not line:
@@ -190,7 +192,7 @@ class _Bgzf:
 
     def __init__(self, path: str, gzi: str):
         self.path = path
-        with open(gzi, "rb") as fh:
+        with files.py_open(gzi) as fh:
             data = fh.read()
         try:
             (count,) = struct.unpack_from("<Q", data, 0)
@@ -204,7 +206,7 @@ class _Bgzf:
         """Uncompressed bytes ``[start, end)`` (fewer at the end of the file)."""
         block = bisect.bisect_right(self.uncompressed, start) - 1
         out, at = bytearray(), self.uncompressed[block]
-        with open(self.path, "rb") as fh:
+        with files.py_open(self.path) as fh:
             fh.seek(self.compressed[block])
             while at + len(out) < end:
                 data = self._block(fh)
@@ -216,7 +218,7 @@ class _Bgzf:
 
     def size(self) -> int:
         """Uncompressed size: the last indexed block's offset plus what follows it."""
-        with open(self.path, "rb") as fh:
+        with files.py_open(self.path) as fh:
             fh.seek(self.compressed[-1])
             total = self.uncompressed[-1]
             while (data := self._block(fh)) is not None:
@@ -241,7 +243,7 @@ def read_chunks(spec: dict, chunks: list[list[int]]):
     """Rows ``(chrom, start, end, seq)`` of the given chunks, read through the index."""
     path, records = spec["path"], spec["records"]
     bgzf = _Bgzf(path, spec["gzi"]) if spec["compression"] == "bgzf" else None
-    with open(path, "rb") as fh:
+    with files.py_open(path) as fh:
         for i, start, end in chunks:
             name, _, offset, bases, width, number = records[i]
             if end == start:
@@ -264,7 +266,8 @@ def read_chunks(spec: dict, chunks: list[list[int]]):
 def read_whole(spec: dict):
     """Rows of a file read from its start (no index, or plain gzip), checking its lines."""
     path, size = spec["path"], spec["chunk_size"]
-    opener = gzip.open if spec["compression"] else open
+    opener = (lambda p, m: gzip.GzipFile(fileobj=files.py_open(p), mode=m)) if spec["compression"] else \
+        (lambda p, m: files.py_open(p))
     name, pieces, have, start, seen, skipping = None, [], 0, 0, set(), False
 
     def take(final: bool) -> list[tuple]:

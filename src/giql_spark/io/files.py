@@ -15,6 +15,8 @@ source), never through the client's disk. A URL only fsspec knows (``s3://`` wit
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import os
 import threading
@@ -191,3 +193,76 @@ def open_binary(spark, uri: str):
 
         return fsspec.open(uri, "rb").open()
     return io.BufferedReader(RemoteFile(spark, uri), buffer_size=1 << 16)
+
+
+# ---------------------------------------------------------------------------
+# Python's own reading, where Python reads the file (the oxbow and FASTA readers' tasks): a
+# local path, or an fsspec URL (no Spark session needed, so these run in Spark's Python workers)
+
+
+_driver = contextvars.ContextVar("giql_spark_driver_session", default=None)
+
+
+@contextlib.contextmanager
+def on_driver(spark):
+    """Within the block, :func:`py_open` and its kin open a URI of ``spark``'s Hadoop file
+    systems through its JVM (for what the driver reads of a file oxbow decodes in the tasks)."""
+    token = _driver.set(spark)
+    try:
+        yield
+    finally:
+        _driver.reset(token)
+
+
+def is_url(path: str) -> bool:
+    """Whether ``path`` is a URL (not a local path or ``file:``)."""
+    return local_path(path) is None
+
+
+def _hadoop(path: str):
+    """The driver's session when ``path`` is read through its Hadoop file systems, else None."""
+    spark = _driver.get()
+    return spark if spark is not None and is_url(path) and where(spark, path) == HADOOP else None
+
+
+def py_open(path: str):
+    """A seekable binary file object for a local path or an fsspec URL (or, within
+    :func:`on_driver`, a Hadoop URI)."""
+    if not is_url(path):
+        return open(local_path(path), "rb")
+    spark = _hadoop(path)
+    if spark is not None:
+        return open_binary(spark, path)
+    import fsspec
+
+    return fsspec.open(path, "rb").open()
+
+
+def py_exists(path: str) -> bool:
+    if not is_url(path):
+        return os.path.exists(local_path(path))
+    spark = _hadoop(path)
+    if spark is not None:
+        return status(spark, path) is not None
+    import fsspec
+
+    fs, p = fsspec.core.url_to_fs(path)
+    return fs.exists(p)
+
+
+def py_size(path: str) -> int:
+    if not is_url(path):
+        return os.path.getsize(local_path(path))
+    spark = _hadoop(path)
+    if spark is not None:
+        return status(spark, path)[0]
+    import fsspec
+
+    fs, p = fsspec.core.url_to_fs(path)
+    return int(fs.size(p))
+
+
+def opener(path: str):
+    """``path`` as oxbow's ``source`` argument: the path itself where it is local, else a
+    callable that opens it through fsspec."""
+    return path if not is_url(path) else (lambda: py_open(path))

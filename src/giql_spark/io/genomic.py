@@ -32,7 +32,7 @@ import oxbow
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import text_checks
+from . import files, text_checks
 from .arrow_types import spark_safe_schema
 from .formats import REGISTRY, InputError, read_by
 
@@ -83,9 +83,9 @@ def describe(path: str, fmt: str, options: dict) -> dict:
     }
     if spec["index"] is None:
         spec["index"] = _find_index(path, fmt, spec["compression"])
-    elif not os.path.exists(spec["index"]):
+    elif not files.py_exists(spec["index"]):
         raise InputError(f"index file not found: {spec['index']}")
-    if spec["reference"] is not None and not os.path.exists(spec["reference"]):
+    if spec["reference"] is not None and not files.py_exists(spec["reference"]):
         raise InputError(f"{path}: reference file not found: {spec['reference']}")
     try:
         if fmt == "cram":
@@ -115,7 +115,8 @@ def describe(path: str, fmt: str, options: dict) -> dict:
 
 def _text(spec: dict):
     """The decompressed bytes of a text file."""
-    return gzip.open(spec["path"], "rb") if spec["compression"] else open(spec["path"], "rb")
+    fh = files.py_open(spec["path"])
+    return gzip.GzipFile(fileobj=fh, mode="rb") if spec["compression"] else fh
 
 
 def _index_bounds_positions(spec: dict) -> bool:
@@ -124,7 +125,7 @@ def _index_bounds_positions(spec: dict) -> bool:
     oxbow would wrap; else the file is read whole, and checked."""
     if spec["format"] not in TEXT_FORMATS:
         return True
-    with gzip.open(spec["index"], "rb") as fh:
+    with files.py_open(spec["index"]) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as fh:
         head = fh.read(12)
     if head[:4] != b"CSI\x01":
         return True
@@ -138,7 +139,7 @@ def _describe_cram(spec: dict) -> None:
     from . import cram
 
     path = spec["path"]
-    opener = lambda: open(path, "rb")  # noqa: E731
+    opener = lambda: files.py_open(path)  # noqa: E731
     header_eof, groups = cram.split(opener, spec["index"])
     spec["cram_segments"] = [list(x) for x in header_eof]
     spec["partitions"] = [{"containers": [list(c) for c in g]} for g in groups]
@@ -236,7 +237,7 @@ def _compression(path: str, fmt: str) -> str | None:
         return "bgzf"
     if fmt == "cram":
         return None
-    with open(path, "rb") as fh:
+    with files.py_open(path) as fh:
         head = fh.read(18)
     if head[:2] != b"\x1f\x8b":
         return None
@@ -254,7 +255,7 @@ def _find_index(path: str, fmt: str, compression: str | None) -> str | None:
         candidates = [path + ".tbi", path + ".csi"]
     else:
         return None
-    return next((c for c in candidates if os.path.exists(c)), None)
+    return next((c for c in candidates if files.py_exists(c)), None)
 
 
 def _reference_names(spec: dict) -> list[str]:
@@ -275,7 +276,7 @@ def _index_names(index: str) -> list[str]:
     Layouts from the htslib tabix and CSI specifications; both files are
     BGZF, which Python's gzip module reads as multi-member gzip.
     """
-    with gzip.open(index, "rb") as fh:
+    with files.py_open(index) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as fh:
         data = fh.read()
     if data[:4] == b"TBI\x01":
         # magic, n_ref, format, col_seq, col_beg, col_end, meta, skip, l_nm
@@ -309,24 +310,27 @@ def open_source(spec: dict, part: dict | None = None):
     fmt, path, comp, index = spec["format"], spec["path"], spec["compression"], spec["index"]
     if fmt in ("vcf", "bcf"):
         samples = spec.get("samples")
-        kwargs = {"samples": samples, "samples_nested": samples is not None, "index": index}
+        kwargs = {"samples": samples, "samples_nested": samples is not None,
+                  "index": files.opener(index) if index else None}
         if fmt == "vcf":
-            return oxbow.from_vcf(path, compression=comp, **kwargs)
-        return oxbow.from_bcf(path, **kwargs)
+            return oxbow.from_vcf(files.opener(path), compression=comp, **kwargs)
+        return oxbow.from_bcf(files.opener(path), **kwargs)
     if fmt in ("gff", "gtf"):
         defs = [tuple(d) for d in spec["attribute_defs"]] if spec.get("attribute_defs") is not None else None
         opener = oxbow.from_gtf if spec.get("opener", fmt) == "gtf" else oxbow.from_gff
-        return opener(path, compression=comp, attribute_defs=defs, index=index)
+        return opener(files.opener(path), compression=comp, attribute_defs=defs,
+                      index=files.opener(index) if index else None)
     defs = [tuple(d) for d in spec["tag_defs"]] if spec.get("tag_defs") is not None else None
+    index = files.opener(index) if index else None
     if fmt == "sam":
-        return oxbow.from_sam(path, compression=comp, tag_defs=defs, index=index)
+        return oxbow.from_sam(files.opener(path), compression=comp, tag_defs=defs, index=index)
     if fmt == "bam":
-        return oxbow.from_bam(path, tag_defs=defs, index=index)
-    source = path
+        return oxbow.from_bam(files.opener(path), tag_defs=defs, index=index)
+    source = files.opener(path)
     if part is not None and "containers" in part:
         from . import cram
 
-        source = cram.view(lambda: open(path, "rb"), [tuple(x) for x in spec["cram_segments"]],
+        source = cram.view(lambda: files.py_open(path), [tuple(x) for x in spec["cram_segments"]],
                            [tuple(c) for c in part["containers"]])
     return oxbow.from_cram(source, tag_defs=defs, reference=spec.get("reference"))
 

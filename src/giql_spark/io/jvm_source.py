@@ -24,8 +24,8 @@ from .formats import InputError
 __all__ = ["CLASS", "FORMATS", "available", "read"]
 
 CLASS = "io.giql.spark.genomic.GenomicSource"
-#: The formats the JVM reader reads (BCF and CRAM are oxbow's).
-FORMATS = ("vcf", "gff", "gtf", "sam", "bam", "fasta")
+#: The formats the JVM reader reads (CRAM is oxbow's).
+FORMATS = ("vcf", "bcf", "gff", "gtf", "sam", "bam", "fasta")
 
 
 def available(spark: SparkSession) -> bool:

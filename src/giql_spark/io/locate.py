@@ -20,7 +20,10 @@ _CHUNK = 1 << 20
 
 def _open(path: str, compression: str | None):
     # BGZF is multi-member gzip, so the gzip module reads both.
-    return gzip.open(path, "rb") if compression else open(path, "rb")
+    from .files import py_open
+
+    fh = py_open(path)
+    return gzip.GzipFile(fileobj=fh, mode="rb") if compression else fh
 
 
 def _data_lines(path: str, compression: str | None, fmt: str):

@@ -24,6 +24,7 @@ from pyspark.sql.types import StructType
 
 from ..errors import spark_message
 from ..spark_version import try_cast
+from . import files
 from .formats import FORMATS, REGISTRY, InputError, detect_format
 from .formats import local_path as _local_path
 from .formats import normalize_format as _normalize_format
@@ -121,6 +122,16 @@ def read_source(
     local = _local_path(path)
     if local is not None and not os.path.exists(local):
         raise InputError(f"input file not found: {path}")
+    kind = files.where(spark, path)
+    if kind != files.LOCAL:
+        try:
+            found = files.status(spark, path)
+        except InputError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a file system that cannot be reached: its one line
+            raise InputError(f"{path}: cannot be reached ({' '.join(str(e).split())[:300]})") from None
+        if found is None:
+            raise InputError(f"input file not found: {path}")
     fmt = _normalize_format(format) if format else detect_format(path)
     entry = REGISTRY[fmt]
     if options and not entry.options:
@@ -146,30 +157,27 @@ class _Read:
 
 
 def _genomic(r: _Read) -> tuple[DataFrame, int]:
+    """VCF, GFF3/GTF, SAM, BAM and FASTA by the JVM reader where the session has giql-spark's
+    jar (any URI its Hadoop file systems open); BCF and CRAM, and everything in a session without
+    the jar, by Python (oxbow, or the FASTA reader): local files and fsspec URLs."""
     from . import jvm_source
 
-    if r.fmt in jvm_source.FORMATS and jvm_source.available(r.spark):
+    kind = files.where(r.spark, r.path)
+    if r.fmt in jvm_source.FORMATS and kind != files.FSSPEC and jvm_source.available(r.spark):
         path = os.path.abspath(r.local) if r.local is not None else r.path
         return jvm_source.read(r.spark, path, r.fmt, validate=r.validate, **r.options), 0
-    if r.local is None:
-        raise InputError(f"{r.path}: without giql-spark's JVM reader (this session has no giql-spark jar) "
-                         f"{r.fmt.upper()} files are read with oxbow, which needs a local path")
+    if kind == files.HADOOP:
+        from .segments import read_through_jvm
+
+        return read_through_jvm(r.spark, r.path, r.fmt, validate=r.validate, **r.options), 0
+    path = os.path.abspath(r.local) if r.local is not None else r.path
+    if r.fmt == "fasta":
+        from .fasta import read_fasta
+
+        return read_fasta(r.spark, path, validate=r.validate, **r.options), 0
     from .datasource import read_genomic
 
-    return read_genomic(r.spark, r.local, r.fmt, validate=r.validate, **r.options), 0
-
-
-def _fasta(r: _Read) -> tuple[DataFrame, int]:
-    from . import jvm_source
-
-    if jvm_source.available(r.spark):
-        path = os.path.abspath(r.local) if r.local is not None else r.path
-        return jvm_source.read(r.spark, path, r.fmt, validate=r.validate, **r.options), 0
-    if r.local is None:
-        raise InputError(f"{r.path}: FASTA files are read through their .fai index, which needs a local path")
-    from .fasta import read_fasta
-
-    return read_fasta(r.spark, r.local, validate=r.validate, **r.options), 0
+    return read_genomic(r.spark, path, r.fmt, validate=r.validate, **r.options), 0
 
 
 #: The reader of each :attr:`~giql_spark.io.formats.Format.reader`: ``(df, skipped rows)`` for one call.
@@ -179,7 +187,7 @@ READERS = {
     "oxbow": _genomic,
     "parquet": lambda r: (_read_parquet(r.spark, r.path), 0),
     "delimited": lambda r: (_read_delimited(r.spark, r.path, r.fmt, header=r.header, sep=r.sep), 0),
-    "fasta": _fasta,
+    "fasta": _genomic,
 }
 
 

@@ -33,14 +33,18 @@ import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.Sessions;
 
 /**
- * {@link RemoteFiles} for a Spark Connect client, whose Python has no JVM to call: {@code
+ * Byte ranges of a file at any URI the session's Hadoop file systems open, as rows: {@code
  * spark.read.format("io.giql.spark.files.ByteRanges").option("path", p).option("ranges",
- * "pos:len,pos:len").load()} is one row per range, {@code (pos, data, size, mtime)}, read on the
- * server's side through its Hadoop file systems (with no range: one row of the file's size and
- * modification time, {@code data} NULL; {@code size} -1 when nothing is there).
+ * "pos:len,pos:len").load()} is one row per range, {@code (part, pos, data, size, mtime)}, read in
+ * a task through the Hadoop file systems (with no range: one row of the file's size and
+ * modification time, {@code data} NULL; {@code size} -1 when nothing is there). For a Spark
+ * Connect client, whose Python has no JVM to call ({@link RemoteFiles}), this is how the server
+ * reads a file for it; with {@code parts} ("ranges;ranges;..."), each part is a task of its own,
+ * which is how Python decodes a file in splits that only the JVM can open (a CRAM's containers).
  */
 public final class ByteRanges implements TableProvider {
   static final StructType SCHEMA = new StructType(new StructField[] {
+      new StructField("part", DataTypes.IntegerType, false, Metadata.empty()),
       new StructField("pos", DataTypes.LongType, false, Metadata.empty()),
       new StructField("data", DataTypes.BinaryType, true, Metadata.empty()),
       new StructField("size", DataTypes.LongType, false, Metadata.empty()),
@@ -55,7 +59,7 @@ public final class ByteRanges implements TableProvider {
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
     String path = properties.get("path");
-    String ranges = properties.getOrDefault("ranges", "");
+    String ranges = properties.containsKey("parts") ? properties.get("parts") : properties.getOrDefault("ranges", "");
     SerializableConfiguration conf = new SerializableConfiguration(
         Sessions.classic(SparkSession.active()).sessionState().newHadoopConfWithOptions(Scala.map(properties)));
     return new RangesTable(path, ranges, conf);
@@ -109,7 +113,10 @@ public final class ByteRanges implements TableProvider {
 
     @Override
     public InputPartition[] planInputPartitions() {
-      return new InputPartition[] {new Part(path, ranges)};
+      String[] parts = ranges.split(";", -1);
+      InputPartition[] out = new InputPartition[parts.length];
+      for (int i = 0; i < parts.length; i++) out[i] = new Part(path, parts[i], i);
+      return out;
     }
 
     @Override
@@ -123,10 +130,12 @@ public final class ByteRanges implements TableProvider {
     private static final long serialVersionUID = 1L;
     final String path;
     final String ranges;
+    final int index;
 
-    Part(String path, String ranges) {
+    Part(String path, String ranges, int index) {
       this.path = path;
       this.ranges = ranges;
+      this.index = index;
     }
   }
 
@@ -161,7 +170,7 @@ public final class ByteRanges implements TableProvider {
         }
         next = 0;
         if (ranges.length == 0 || in == null) {
-          row = new GenericInternalRow(new Object[] {0L, null, size, mtime});
+          row = new GenericInternalRow(new Object[] {part.index, 0L, null, size, mtime});
           next = ranges.length;
           return true;
         }
@@ -172,7 +181,7 @@ public final class ByteRanges implements TableProvider {
       int n = (int) Math.max(0, Math.min(Long.parseLong(r[1]), size - pos));
       byte[] data = new byte[n];
       in.readFully(pos, data, 0, n);
-      row = new GenericInternalRow(new Object[] {pos, data, size, mtime});
+      row = new GenericInternalRow(new Object[] {part.index, pos, data, size, mtime});
       return true;
     }
 

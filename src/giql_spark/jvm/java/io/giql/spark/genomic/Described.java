@@ -41,6 +41,7 @@ final class Described implements Serializable {
   final List<Tags.Def> tags;   // SAM/BAM tags read
   final StructType schema;
   FastaIndex fasta;            // FASTA with its .fai, else null (read whole)
+  long firstRecord;            // BCF: the virtual offset of the first record
   long chunkSize;
   long partitionSize;
 
@@ -83,10 +84,11 @@ final class Described implements Serializable {
 
   private static Described describe(Options o, Configuration conf, long length) throws IOException {
     try (Input in = new Input(o.path, conf, 1 << 20)) {
-      String compression = o.format.equals("bam") ? "bgzf" : sniff(in);
+      boolean binary = o.format.equals("bam") || o.format.equals("bcf");
+      String compression = binary ? "bgzf" : sniff(in);
       if (o.format.equals("fasta")) return fasta(o, conf, length, compression);
-      if (o.format.equals("bam") && !Bgzf.isBgzf(in)) {
-        throw new Bad("not a BAM file (it does not start with a BGZF block)");
+      if (binary && !Bgzf.isBgzf(in)) {
+        throw new Bad("not a " + o.format.toUpperCase() + " file (it does not start with a BGZF block)");
       }
       String index = o.index != null ? checkedIndex(o.index, conf) : findIndex(o.path, o.format, compression, conf);
       try (ByteStream bytes = Sources.stream(in, compression)) {
@@ -96,6 +98,15 @@ final class Described implements Serializable {
             List<String> samples = h.samples(o.samples, o.path);
             return new Described(o.path, o.format, compression, index, length, h, null, null, samples, null,
                 h.schema(samples));
+          }
+          case "bcf": {
+            long[] first = new long[1];
+            VcfHeader h = bcfHeader(bytes, first);
+            List<String> samples = h.samples(o.samples, o.path);
+            Described d = new Described(o.path, o.format, compression, index, length, h, null, null, samples, null,
+                h.schema(samples));
+            d.firstRecord = first[0];
+            return d;
           }
           case "gff":
           case "gtf": {
@@ -144,6 +155,22 @@ final class Described implements Serializable {
     return d;
   }
 
+  /** A BCF's header: magic "BCF\2\1" or "BCF\2\2", its length, its VCF header text. */
+  private static VcfHeader bcfHeader(ByteStream in, long[] first) throws IOException {
+    byte[] magic = new byte[9];
+    if (!in.readFully(magic, 0, 9) || magic[0] != 'B' || magic[1] != 'C' || magic[2] != 'F' || magic[3] != 2) {
+      throw new Bad("not a BCF 2 file (no BCF\\2 magic after decompression)");
+    }
+    int n = BcfRecords.i32(magic, 5);
+    if (n < 0) throw new Bad("BCF header length " + n);
+    byte[] text = new byte[n];
+    if (!in.readFully(text, 0, n)) throw new Bad("truncated BCF header");
+    first[0] = in.position();
+    int len = n;
+    while (len > 0 && text[len - 1] == 0) len--;
+    return VcfHeader.read(new Bytes(text, len));
+  }
+
   private static boolean exists(String path, Configuration conf) throws IOException {
     Path p = new Path(path);
     return p.getFileSystem(conf).exists(p);
@@ -166,6 +193,8 @@ final class Described implements Serializable {
     String[] candidates;
     if (format.equals("bam")) {
       candidates = new String[] {path + ".bai", path.replaceAll("\\.bam$", "") + ".bai", path + ".csi"};
+    } else if (format.equals("bcf")) {
+      candidates = new String[] {path + ".csi"};
     } else if (compression.equals("bgzf")) {
       candidates = new String[] {path + ".tbi", path + ".csi"};
     } else {

@@ -48,6 +48,7 @@ final class GenomicReaders implements PartitionReaderFactory {
   static Split open(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf,
       boolean strict) throws IOException {
     if (d.format.equals("fasta")) return new FastaSplit(d, p, conf);
+    if (d.format.equals("bcf")) return new BcfSplit(d, required, keep, p, conf);
     return d.format.equals("bam") ? new BamSplit(d, required, keep, p, conf)
         : new TextSplit(d, required, keep, p, conf, strict);
   }
@@ -185,19 +186,64 @@ final class GenomicReaders implements PartitionReaderFactory {
     }
   }
 
+  /** The records of a BCF's split (or of index chunks). */
+  static final class BcfSplit extends BinarySplit {
+    private final BcfRecords records0;
+    private final BcfRecords.Raw raw = new BcfRecords.Raw();
+
+    BcfSplit(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf) throws IOException {
+      super(d, p, conf);
+      this.records0 = new BcfRecords(d.vcf, required, keep);
+    }
+
+    @Override
+    boolean nextRecord() throws IOException {
+      return raw.next(stream);
+    }
+
+    @Override
+    InternalRow decode() {
+      return records0.row(raw);
+    }
+  }
+
   /** The records of a BAM's split (or of index chunks). */
-  static final class BamSplit extends Split {
+  static final class BamSplit extends BinarySplit {
     private final BamRecords records0;
-    private final GenomicPartition p;
     private final BamRecords.Raw raw = new BamRecords.Raw();
+
+    BamSplit(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf) throws IOException {
+      super(d, p, conf);
+      this.records0 = new BamRecords(d.sam, d.tags, required, keep);
+    }
+
+    @Override
+    boolean nextRecord() throws IOException {
+      return raw.next(stream);
+    }
+
+    @Override
+    InternalRow decode() {
+      return records0.row(raw);
+    }
+  }
+
+  /** A binary format's split: records starting in {@code [start, end)} or in its index chunks. */
+  abstract static class BinarySplit extends Split {
+    private final GenomicPartition p;
     private int chunk;
     private long end = -1;
 
-    BamSplit(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf) throws IOException {
+    BinarySplit(Described d, GenomicPartition p, Configuration conf) throws IOException {
       super(d, conf);
       this.p = p;
-      this.records0 = new BamRecords(d.sam, d.tags, required, keep);
     }
+
+    /** Reads the next record's bytes; false at the end of the file. */
+    abstract boolean nextRecord() throws IOException;
+
+    /** The record's row, or null when the region drops it. */
+    abstract InternalRow decode();
 
     @Override
     InternalRow read() throws IOException {
@@ -217,13 +263,13 @@ final class GenomicReaders implements PartitionReaderFactory {
           continue;
         }
         position = at;
-        if (!raw.next(stream)) {
+        if (!nextRecord()) {
           end = 0;
           if (p.chunks == null) return null;
           continue;
         }
         records++;
-        InternalRow r = records0.row(raw);
+        InternalRow r = decode();
         if (r != null) return r;
       }
     }

@@ -168,9 +168,10 @@ final class GenomicScan implements Scan, Batch {
       how = out.size() + " split(s) of about " + d.partitionSize + " bases, through the .fai";
       return out;
     }
-    if (d.format.equals("bam")) {
-      long[] offsets = d.index != null ? IndexChunks.read(d.index, conf, d.sam.references).recordOffsets() : new long[0];
-      long start = d.sam.firstRecord;
+    if (d.format.equals("bam") || d.format.equals("bcf")) {
+      List<String> refs = d.sam != null ? d.sam.references : new ArrayList<>(d.vcf.contigs.values());
+      long[] offsets = d.index != null ? IndexChunks.read(d.index, conf, refs).recordOffsets() : new long[0];
+      long start = d.sam != null ? d.sam.firstRecord : d.firstRecord;
       long lastAddress = Bgzf.address(start);
       for (long v : offsets) {
         if (v <= start) continue;
@@ -200,7 +201,8 @@ final class GenomicScan implements Scan, Batch {
   /** The chunks holding the records the region can keep, or null when the index cannot narrow the read. */
   private List<long[]> regionChunks() throws IOException {
     if (keep.chroms == null) return null;
-    IndexChunks ix = IndexChunks.read(d.index, conf, d.sam != null ? d.sam.references : List.of());
+    IndexChunks ix = IndexChunks.read(d.index, conf, d.sam != null ? d.sam.references
+        : d.format.equals("bcf") ? new ArrayList<>(d.vcf.contigs.values()) : List.of());
     long beg = keep.lowest() == Long.MIN_VALUE ? 0 : keep.lowest() - 1;  // 1-based closed -> 0-based
     long end = keep.highest() == Long.MAX_VALUE ? ix.span() : keep.highest();
     List<long[]> all = new ArrayList<>();

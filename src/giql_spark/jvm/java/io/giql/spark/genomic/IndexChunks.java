@@ -171,10 +171,13 @@ final class IndexChunks {
     return out;
   }
 
-  /** Every record offset of the linear index, all references, ascending (BAI and TBI). */
+  /** Every record offset the index knows (its linear index's and its chunks' starts), ascending. */
   long[] recordOffsets() {
     java.util.TreeSet<Long> s = new java.util.TreeSet<>();
     for (long[] lin : linear) for (long v : lin) if (v > 0) s.add(v);
+    for (Map<Integer, long[]> rb : bins) {
+      for (long[] c : rb.values()) for (int i = 0; i < c.length; i += 2) if (c[i] > 0) s.add(c[i]);
+    }
     long[] out = new long[s.size()];
     int i = 0;
     for (long v : s) out[i++] = v;

@@ -28,7 +28,9 @@ final class Sources {
     if (e instanceof Bad && ((Bad) e).headerLine > 0) return d.path + " header line " + ((Bad) e).headerLine + ": " + reason;
     if (position < 0) return d.path + ": " + reason;
     try {
-      if (d.format.equals("bam")) return d.path + " record " + bamRecord(d, conf, position) + ": " + reason;
+      if (d.format.equals("bam") || d.format.equals("bcf")) {
+        return d.path + " record " + binaryRecord(d, conf, position) + ": " + reason;
+      }
       return d.path + " line " + line(d, conf, position) + ": " + reason;
     } catch (IOException | RuntimeException other) {
       return d.path + " at " + (d.compression.equals("bgzf") ? "virtual offset " : "byte ") + position + ": " + reason;
@@ -61,12 +63,14 @@ final class Sources {
     }
   }
 
-  private static long bamRecord(Described d, Configuration conf, long position) throws IOException {
+  private static long binaryRecord(Described d, Configuration conf, long position) throws IOException {
     long n = 1;
     try (Input in = new Input(d.path, conf); ByteStream s = stream(in, "bgzf")) {
-      s.seek(d.sam.firstRecord);
+      boolean bam = d.format.equals("bam");
+      s.seek(bam ? d.sam.firstRecord : d.firstRecord);
       BamRecords.Raw raw = new BamRecords.Raw();
-      while (s.position() >= 0 && s.position() < position && raw.next(s)) n++;
+      BcfRecords.Raw bcf = new BcfRecords.Raw();
+      while (s.position() >= 0 && s.position() < position && (bam ? raw.next(s) : bcf.next(s))) n++;
     }
     return n;
   }

@@ -59,6 +59,9 @@ final class VcfHeader implements Serializable {
   final List<String> samples = new ArrayList<>();
   /** Header lines, the #CHROM line included. */
   int lines;
+  /** BCF's dictionaries: of FILTER/INFO/FORMAT IDs ("PASS" first) and of contigs, by index (IDX= wins). */
+  final java.util.TreeMap<Integer, String> strings = new java.util.TreeMap<>();
+  final java.util.TreeMap<Integer, String> contigs = new java.util.TreeMap<>();
 
   static VcfHeader read(ByteStream in) throws IOException {
     VcfHeader h = new VcfHeader();
@@ -77,6 +80,7 @@ final class VcfHeader implements Serializable {
           throw new Bad(e.getMessage(), n);
         }
         if (m == null) continue;
+        h.dictionaries(m);
         if (m.key.equals("INFO") || m.key.equals("FORMAT")) {
           String id = m.get("ID");
           if (id == null || id.isEmpty()) throw new Bad(m.key + " definition without an ID", n);
@@ -104,6 +108,20 @@ final class VcfHeader implements Serializable {
           : "no #CHROM column header line before the first record", n);
     }
     throw new Bad("no #CHROM column header line (an empty or truncated file?)", Math.max(n, 1));
+  }
+
+  /** The BCF dictionaries' entries of one structured line (the SAM/VCF specification, 6.2.1). */
+  private void dictionaries(Meta m) {
+    String id = m.get("ID");
+    if (id == null) return;
+    boolean isString = m.key.equals("FILTER") || m.key.equals("INFO") || m.key.equals("FORMAT");
+    if (!isString && !m.key.equals("contig")) return;
+    java.util.TreeMap<Integer, String> dict = isString ? strings : contigs;
+    if (isString && dict.isEmpty()) dict.put(0, "PASS");
+    if (dict.containsValue(id)) return;
+    String idx = m.get("IDX");
+    int at = idx != null && idx.matches("[0-9]+") ? Integer.parseInt(idx) : (dict.isEmpty() ? 0 : dict.lastKey() + 1);
+    dict.put(at, id);
   }
 
   private static String orElse(String v, String dflt) {
