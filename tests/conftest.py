@@ -11,6 +11,22 @@ import pytest
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The local S3 server of the fsspec tests (moto, started by the ``s3`` fixture): its address and
+# test credentials are set before Spark starts, so that Spark's Python workers inherit them.
+S3_PORT = _free_port()
+os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
+                  FSSPEC_S3_ENDPOINT_URL=f"http://127.0.0.1:{S3_PORT}",
+                  AWS_ENDPOINT_URL_S3=f"http://127.0.0.1:{S3_PORT}")
+
 SCHEMA = "chrom string, start bigint, `end` bigint, name string, score double, strand string"
 
 
@@ -50,6 +66,24 @@ def spark():
         spark = local_spark("local[2]", config=CONFIG)
     yield spark
     spark.stop()
+
+
+@pytest.fixture(scope="session")
+def s3():
+    """A bucket on a local S3 server (moto in server mode on 127.0.0.1), read and written with s3fs."""
+    import logging
+
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=S3_PORT, verbose=False)
+    server.start()
+    import fsspec
+
+    fs = fsspec.filesystem("s3", skip_instance_cache=True)
+    fs.mkdir("giql-test")
+    yield "s3://giql-test"
+    server.stop()
 
 
 def needs_classic(spark):

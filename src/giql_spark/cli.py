@@ -237,6 +237,10 @@ def _output_kind(path: str, overwrite: bool) -> str:
         kind = lower[-3:]
     else:
         raise UsageError(f"--output {path}: unknown extension; accepted: .parquet, .tsv, .csv")
+    from .io.files import is_url
+
+    if is_url(path):  # a cluster URI or an fsspec URL: Session.write checks it when it writes
+        return kind
     if os.path.lexists(path) and not overwrite:
         raise UsageError(f"--output {path} already exists (pass --overwrite to replace it)")
     parent = os.path.dirname(os.path.abspath(path))
@@ -245,7 +249,7 @@ def _output_kind(path: str, overwrite: bool) -> str:
     return kind
 
 
-def _write_output(session, df, path: str, kind: str) -> None:
+def _write_output(session, df, path: str, kind: str, overwrite: bool = True) -> None:
     """Write ``df`` to ``path``: Parquet (a directory, by ``Session.write``: giql-spark's Parquet
     writer where it can), or one .tsv/.csv file with a header row.
 
@@ -253,9 +257,13 @@ def _write_output(session, df, path: str, kind: str) -> None:
     unless --overwrite was given). Repeated column names get a suffix
     (:func:`giql_spark.io.writers.distinct_columns`).
     """
+    from .io.files import is_url
     from .io.writers import distinct_columns
 
     df = distinct_columns(df)
+    if is_url(path):  # hdfs://, s3a://, viewfs://, or an fsspec URL: through Session.write
+        session.write(df, path, format=kind, single_file=kind != "parquet", mode="overwrite" if overwrite else "error")
+        return
     if kind == "parquet":
         if os.path.lexists(path):
             _remove(path)
@@ -348,7 +356,7 @@ def _cmd_query(args, tables) -> int:
         _register_tables(session, tables)
         df = session.sql(args.giql)
         if kind:
-            _write_output(session, df, args.output, kind)
+            _write_output(session, df, args.output, kind, args.overwrite)
         else:
             rows = df.limit(args.limit + 1).collect()
             total = df.count() if len(rows) > args.limit else len(rows)

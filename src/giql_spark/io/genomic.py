@@ -341,12 +341,17 @@ def scan(scanner, spec: dict, part, batch_size: int = BATCH_SIZE) -> pa.RecordBa
     if part is None or isinstance(part, dict):
         stream = scanner.scan(batch_size=batch_size)
     elif part == "*":
-        stream = scanner.scan_unmapped(index=spec["index"], batch_size=batch_size)
+        stream = scanner.scan_unmapped(index=_index_source(spec["index"]), batch_size=batch_size)
     else:
         # a name with a colon ("HLA-A*01:01") reads as name:interval unless the interval is given
         region = f"{part}:1-{dict(scanner.chrom_sizes()).get(part) or 2**29}" if ":" in part else part
-        stream = scanner.scan_query(region=region, index=spec["index"], batch_size=batch_size)
+        stream = scanner.scan_query(region=region, index=_index_source(spec["index"]), batch_size=batch_size)
     return pa.RecordBatchReader.from_stream(stream)
+
+
+def _index_source(index: str):
+    """An index as a scanner's query takes it: its path, or an open file object for a URL."""
+    return files.py_open(index) if files.is_url(index) else index
 
 
 def output_schema(spec: dict) -> pa.Schema:

@@ -191,7 +191,21 @@ READERS = {
 }
 
 
+def _text(spark: SparkSession, path: str) -> DataFrame:
+    """The file's lines as Spark's text reader gives them (a column ``value``), also at a URL
+    only fsspec opens."""
+    if files.where(spark, path) == files.FSSPEC:
+        from .url_source import read_lines
+
+        return read_lines(spark, path)
+    return spark.read.text(path)
+
+
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
+    if files.where(spark, path) == files.FSSPEC:
+        from .url_source import read_parquet
+
+        return read_parquet(spark, path)
     try:
         schema = _footer_schema(spark, path)
         reader = spark.read if schema is None else spark.read.schema(schema)
@@ -219,6 +233,11 @@ def _footer_schema(spark: SparkSession, path: str) -> StructType | None:
 
 
 def _read_delimited(spark: SparkSession, path: str, fmt: str, *, header: bool | None, sep: str | None) -> DataFrame:
+    if files.where(spark, path) == files.FSSPEC:
+        from .url_source import read_table
+
+        return read_table(spark, path, sep=sep if sep is not None else ("," if fmt == "csv" else "\t"),
+                          header=True if header is None else header)
     return spark.read.csv(
         path,
         header=True if header is None else header,
@@ -271,7 +290,7 @@ def read_peaks(spark: SparkSession, path: str, fmt: str, *, on_error: str = "rai
 
 
 def _read_fields(spark: SparkSession, path: str, names, min_fields: int, on_error: str) -> tuple[DataFrame, int]:
-    parsed = _parse_bed(spark.read.text(path), names, min_fields)
+    parsed = _parse_bed(_text(spark, path), names, min_fields)
     bad = parsed.filter(F.col(_ERR).isNotNull())
     skipped = 0
     # This job reads the whole file: a failure is the file's (a truncated or
@@ -322,7 +341,7 @@ def _first_data_line(spark: SparkSession, path: str) -> str | None:
     local = _local_path(path)
     if local is None or os.path.isdir(local):
         # Remote file or directory of parts: a limit-1 job only scans until the first data line.
-        rows = spark.read.text(path).filter(~F.col("value").rlike(_SKIP_PATTERN)).limit(1).collect()
+        rows = _text(spark, path).filter(~F.col("value").rlike(_SKIP_PATTERN)).limit(1).collect()
         return rows[0]["value"] if rows else None
     with _unreadable(path), _open_text(local) as fh:
         for line in fh:
@@ -393,7 +412,7 @@ def _locate_line_spark(spark: SparkSession, path: str, text: str) -> int:
     (the low 33 bits of monotonically_increasing_id).
     """
     pid = F.spark_partition_id()
-    lines = spark.read.text(path).select(
+    lines = _text(spark, path).select(
         "value",
         pid.alias("pid"),
         (F.monotonically_increasing_id() - F.shiftleft(pid.cast("long"), 33)).alias("idx"),

@@ -5,9 +5,14 @@ Rules:
 * The format comes from the extension (.bed, .tsv, .csv, .parquet; .bed.gz,
   .tsv.gz, .csv.gz write gzip-compressed parts) or ``format=``.
 * Spark writes a directory of part files at ``path``.  With
-  ``single_file=True`` (BED/TSV/CSV, local paths only) the data is written by
-  one task and the single part file is moved to ``path``, which is then a
-  plain file; fine for results that fit one task, slow for huge ones.
+  ``single_file=True`` (BED/TSV/CSV) the data is written by one task and the
+  single part file is moved to ``path``, which is then a plain file; fine for
+  results that fit one task, slow for huge ones.
+* ``path`` is a local path, a URI of the session's Hadoop file systems
+  (``hdfs://``, ``s3a://``, ``viewfs://`` ...; on an object store Parquet is
+  written by Spark's writer, with the committer the cluster configures), or,
+  in a local session, a URL only fsspec opens (``s3://`` with s3fs ...), which
+  is written to a local folder and uploaded.
 * BED: tab-separated, no header, always 0-based half-open.  Start/end are
   converted from the given convention: ``start - 1`` if 1-based; ``end``
   ``+ 1`` if closed and ``- 1`` if 1-based (both for 1-based closed, so it is
@@ -56,6 +61,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from . import files
 from .formats import REGISTRY, InputError, local_path
 from .readers import BED_COLUMNS
 
@@ -121,6 +127,16 @@ def write_path(
         raise ValueError("single_file applies to BED/TSV/CSV output only (Parquet is a directory)")
     compression = "gzip" if path.lower().endswith(".gz") else None
     df = distinct_columns(df)
+    kind = files.where(df.sparkSession, path)
+    if kind == files.FSSPEC:
+        return _through_local_copy(df, path, fmt, mode, lambda p: write_path(
+            df, p, fmt, partition_by_chrom=partition_by_chrom, single_file=single_file, mode="overwrite",
+            chrom_col=chrom_col, start_col=start_col, end_col=end_col, coordinate_system=coordinate_system,
+            interval_type=interval_type, parquet_writer=parquet_writer))
+    if kind == files.HADOOP and files.scheme(path) in files.OBJECT_STORES:
+        # giql-parquet commits by renaming, which an object store does by copying: Spark's writer,
+        # with the committer the cluster configures for the store, writes there instead
+        parquet_writer = "spark"
     if fmt == "parquet":
         if parquet_writer == "giql" and not partition_by_chrom and mode != "ignore" and giql_parquet_writes(df):
             _giql_parquet(df, path, mode)
@@ -250,10 +266,46 @@ def _flat(df: DataFrame) -> DataFrame:
     return df.select(*cols)
 
 
+def _through_local_copy(df: DataFrame, path: str, fmt: str, mode: str, write) -> str:
+    """Write to an fsspec URL (``s3://`` with s3fs ...), which Spark cannot: to a local folder by
+    Spark (a local session's tasks share this disk), then uploaded by fsspec."""
+    import tempfile
+
+    import fsspec
+
+    spark = df.sparkSession
+    if files.is_connect(spark) or not spark.sparkContext.master.startswith("local"):
+        raise InputError(f"{path}: writing to a URL only fsspec opens needs a local session, whose tasks write to "
+                         "this machine's disk (a cluster writes through its own Hadoop file systems: s3a://, gs://, ...)")
+    fs, target = fsspec.core.url_to_fs(path)
+    if fs.exists(target):
+        if mode in ("error", "errorifexists"):
+            raise _exists(path)
+        if mode == "ignore":
+            return fmt
+        if mode == "append":
+            raise ValueError(f"{path}: appending to a URL only fsspec opens is not supported; write a new path")
+        fs.rm(target, recursive=True)
+    with tempfile.TemporaryDirectory(prefix="giql-spark-out-") as tmp:
+        local = os.path.join(tmp, os.path.basename(target.rstrip("/")) or "out")
+        write(local)
+        if os.path.isdir(local):
+            for root, _, names in os.walk(local):
+                for name in names:
+                    if name.startswith(".") and name.endswith(".crc"):
+                        continue  # Hadoop's checksum files
+                    src = os.path.join(root, name)
+                    fs.put_file(src, target.rstrip("/") + "/" + os.path.relpath(src, local).replace(os.sep, "/"))
+        else:
+            fs.put_file(local, target)
+    return fmt
+
+
 def _save_single_file(out: DataFrame, path: str, mode: str, save) -> None:
     local = local_path(path)
     if local is None:
-        raise ValueError(f"single_file needs a local path, got {path}")
+        _save_single_file_remote(out, path, mode, save)
+        return
     if os.path.exists(local):
         if mode in ("error", "errorifexists"):
             raise _exists(path)
@@ -275,3 +327,33 @@ def _save_single_file(out: DataFrame, path: str, mode: str, save) -> None:
             open(local, "wb").close()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _save_single_file_remote(out: DataFrame, path: str, mode: str, save) -> None:
+    """``single_file`` at a Hadoop URI: written beside it by one task, the part renamed into place
+    through the driver's JVM."""
+    spark = out.sparkSession
+    if files.is_connect(spark):
+        raise InputError(f"{path}: single_file at a cluster URI needs a classic session (the part file is moved into "
+                         "place through the driver's JVM); write the Spark folder instead")
+    remote = spark.sparkContext._jvm.io.giql.spark.files.RemoteFiles
+    if remote.status(path) is not None:
+        if mode in ("error", "errorifexists"):
+            raise _exists(path)
+        if mode == "ignore":
+            return
+        if mode == "append":
+            raise ValueError("single_file cannot append to an existing file")
+        remote.delete(path)
+    staging = f"{path.rstrip('/')}.{uuid.uuid4().hex}.tmp"
+    try:
+        save(out.coalesce(1), staging)
+        parts = [p for p in remote.list(staging) if p.rsplit("/", 1)[-1].startswith("part-")]
+        if parts:
+            remote.rename(parts[0], path)
+        else:  # an empty DataFrame may leave no part file
+            empty = os.path.join(__import__("tempfile").mkdtemp(), "empty")
+            open(empty, "wb").close()
+            remote.upload(empty, path)
+    finally:
+        remote.delete(staging)
