@@ -427,3 +427,21 @@ def test_k_nearest_on_small_sides_takes_the_broadcast():
     assert choose_nearest(1, *small, {}, DEFAULT).strategy == "jvm_broadcast"
     big = side(10_000_000, uniform_widths()), side(10_000_000, uniform_widths(seed=1))
     assert choose_nearest(1, *big, {}, DEFAULT).strategy == "jvm_merge"
+
+
+def test_files_on_an_object_store_cost_a_round_trip_each_open():
+    """The same sides, their files on an object store: every estimate gains the opens, the merge
+    join (which opens each side's files once per range) more than a broadcast."""
+    plain = side(2_000_000, uniform_widths()), side(2_000_000, uniform_widths(seed=1))
+    stored = tuple(dataclasses.replace(s, store_files=40, row_groups=400) for s in plain)
+    plain = tuple(dataclasses.replace(s, row_groups=400) for s in plain)
+    before = {e.strategy: e for e in pick(*plain, unavailable={}).estimates}
+    after = {e.strategy: e for e in pick(*stored, unavailable={}).estimates}
+    c = DEFAULTS["object_store_open"]
+    assert after["jvm_broadcast"].terms["file opens"] == pytest.approx(c * 80)
+    assert after["jvm_merge"].terms["file opens"] == pytest.approx(c * 800)
+    for name in ("jvm_broadcast", "jvm_merge", "binned"):
+        assert "file opens" not in before[name].terms
+        assert after[name].seconds > before[name].seconds
+    assert (after["jvm_merge"].seconds - before["jvm_merge"].seconds
+            > after["jvm_broadcast"].seconds - before["jvm_broadcast"].seconds)

@@ -54,6 +54,9 @@ DEFAULTS = {
     # terms are wall seconds with that many tasks at once), and a task's launch and finish
     # (Spark's scheduler, set by hand).
     "calibration_cores": 2,
+    # a file opened on an object store (s3a, gs, abfss ...): a round trip before its first byte
+    # (set by hand from the stores' published first-byte latencies, 20-50 ms)
+    "object_store_open": 0.03,
     "task_overhead": 0.004,       # one row of sorted Parquet read and swept by the merge join (2 tasks at once)
     # Per-strategy factors fitted by ``giql-spark calibrate`` (1: as the unit constants say).
     "scale_binned": 0.8879,

@@ -134,6 +134,9 @@ class Shape:
     #: The right side's rows are known to be in (chrom, start) order: a k-nearest merge's pieces
     #: read only the right rows within reach of their left rows (see :func:`nearest_pieces`).
     right_sorted: bool = False
+    #: Files each side reads on an object store (each open a round trip).
+    left_store_files: int = 0
+    right_store_files: int = 0
 
     @cached_property
     def _means(self) -> dict:
@@ -399,7 +402,8 @@ def shape(left: SideStats, right: SideStats, constants: dict, per_row: bool = Fa
                  per_row(left, nl), per_row(right, nr), per_row=per_row_result, count_only=count_only,
                  left_group_rows=nl / left.row_groups if left.row_groups else None,
                  right_group_rows=nr / right.row_groups if right.row_groups else None,
-                 right_sorted=bool(right.sorted))
+                 right_sorted=bool(right.sorted),
+                 left_store_files=left.store_files, right_store_files=right.store_files)
 
 
 def binned(sh: Shape, c: dict, size: int) -> Estimate:
@@ -579,12 +583,31 @@ def jvm_merge_cost(sh: Shape, c: dict, how: str, given: dict) -> Estimate:
     return jvm_merge(sh, c, how)
 
 
+def _object_store_opens(est: Estimate, sh: Shape, c: dict) -> None:
+    """Files on an object store cost a round trip each time a task opens one: every strategy
+    opens each file once; the merge join's ranges open each side's files once more per range
+    (its ``read+sweep`` term's rows, cut into ranges of about a row group)."""
+    files = sh.left_store_files + sh.right_store_files
+    if not files or est.refused:
+        return
+    opens = files
+    if est.strategy == "jvm_merge":
+        groups = [n / g for n, g in ((sh.n_left, sh.left_group_rows), (sh.n_right, sh.right_group_rows)) if g]
+        opens = max(files, round(sum(groups))) if groups else files
+    term = c["object_store_open"] * opens
+    scale = est.seconds / sum(est.terms.values()) if sum(est.terms.values()) else 1.0
+    est.terms["file opens"] = term
+    est.seconds += scale * term
+
+
 def alternatives(sh: Shape, c: dict, how: str, costs: dict, cluster: Cluster | None = None) -> list[Estimate]:
     """Every strategy's estimate, cheapest feasible first; on ``cluster``, as its makespan there.
 
     ``costs`` maps each strategy's name to ``(cost function, given parameters)``.
     """
     out = [cost(sh, c, how, given) for cost, given in costs.values()]
+    for e in out:
+        _object_store_opens(e, sh, c)
     if cluster is not None:
         out = [project(e, sh, c, cluster) for e in out]
     k = sh.output_pairs()

@@ -104,6 +104,8 @@ def parquet_stats(files: list[str], interval, size: int | None, *, sample: bool,
         found = _file_stats(names, fi, sample, opener)
         if found is not None:
             filestats.put(k, found)
+    if found is not None and opener is not None and files_io.scheme(files[0]) in files_io.OBJECT_STORES:
+        found = replace(found, store_files=len(files))
     if found is None:
         return None, f"footers: the files lack a column of {', '.join(fi.columns)}"
     return replace(found, size_bytes=size), ""

@@ -123,6 +123,8 @@ class SideStats:
     #: Row groups of the side's Parquet files (the merge join reads whole row
     #: groups, so they bound how finely it can cut a chromosome).
     row_groups: int | None = None
+    #: Files the side reads on an object store, where each open is a round trip (0: none there).
+    store_files: int = 0
 
     def describe(self) -> str:
         if self.size_bytes is None and self.rows is None:
