@@ -116,7 +116,8 @@ LAYERS = [
     ["giql_spark.language"],   # GIQL text -> rewritten tree -> plan nodes
     ["giql_spark.planner"],    # plan nodes, statistics, cost, the strategy registry and chooser
     ["giql_spark.joins"],      # one module per physical strategy
-    ["giql_spark.kernels", "giql_spark.jvm", "giql_spark.io"],
+    ["giql_spark.kernels", "giql_spark.io"],  # io reads through the jar's readers where a session has it
+    ["giql_spark.jvm"],        # the jar: built, installed, asked whether a session has it
     ["giql_spark.band"],       # band derivation over the interval arithmetic
     ["giql_spark.intervals"],  # interval arithmetic: a leaf anyone may use
     ["giql_spark.progress"],

@@ -56,8 +56,23 @@ def sql(tree: exp.Expression) -> str:
 def test_rules_run_in_the_documented_order():
     assert [r.__name__ for r in RULES] == ["refuse_unsupported", "read_hints", "expand_star_replace",
                                            "explicit_using_stars", "eliminate_star_qualify", "bind_tables", "exists_to_semi",
-                                           "qualify", "null_safe_nearest_keys", "extract_nearest", "extract_interval_joins",
+                                           "qualify", "fold_offsets", "null_safe_nearest_keys", "extract_nearest",
+                                           "extract_interval_joins",
                                            "extract_band_joins", "nearest_rows", "prune_ctes"]
+
+
+def test_fold_offsets_moves_integer_constants_across_a_comparison():
+    """A region literal on a 1-based table tests ``start - 1 < x``; moved, it is a filter Spark pushes."""
+    from sqlglot import parse_one
+
+    from giql_spark.language.rules.fold_offsets import fold_offsets
+
+    tree = compile_giql("SELECT * FROM v WHERE interval INTERSECTS 'chr7:55000000-56000000'",
+                        {"v": Table("v", coordinate_system="1based", interval_type="closed")})
+    assert "`start` < 56000001" in fold_offsets(tree, Schema({})).sql(dialect="spark")
+    out = fold_offsets(parse_one("SELECT 1 WHERE 5 >= x + 3 AND y - -2 = 4 AND (z + 1) > -4 AND a.s - 1 < b.e "
+                                 "AND w - 1.5 < 3"), Schema({})).sql()
+    assert out == "SELECT 1 WHERE x <= 2 AND y = 2 AND z > -5 AND a.s - 1 < b.e AND w - 1.5 < 3"
 
 
 CORRELATED_NEAREST = ("SELECT a.name, b.name AS g FROM peaks a CROSS JOIN LATERAL "

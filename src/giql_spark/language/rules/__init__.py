@@ -17,6 +17,7 @@ from .band_join import extract_band_joins
 from .bind import bind_tables
 from .ctes import prune_ctes
 from .exists import exists_to_semi
+from .fold_offsets import fold_offsets
 from .hint import read_hints
 from .interval_join import extract_interval_joins
 from .nearest import extract_nearest
@@ -37,6 +38,7 @@ RULES = (
     bind_tables,             # registered tables -> placeholders bound at run time
     exists_to_semi,          # [NOT] EXISTS over an interval predicate -> SEMI/ANTI join
     qualify,                 # bare columns of statements with interval joins -> alias.column
+    fold_offsets,            # (col - 1) < 56000000 -> col < 56000001 (a filter Spark pushes)
     null_safe_nearest_keys,  # NEAREST's join back on reference keys -> <=> (NULL keys kept)
     extract_nearest,         # correlated NEAREST -> Nearest node
     extract_interval_joins,  # interval joins -> IntervalJoin nodes

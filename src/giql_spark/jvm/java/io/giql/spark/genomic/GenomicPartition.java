@@ -16,13 +16,28 @@ final class GenomicPartition implements InputPartition {
   final boolean first;
   /** Index chunks as virtual offset pairs, or null. */
   final long[] chunks;
+  /**
+   * A binary split of compressed bytes {@code [start, end)} of a file without an index: it reads
+   * from the first record its bytes hold ({@code first}: {@code start} is that record's virtual
+   * offset) to the first record the next split's bytes hold.
+   */
+  final boolean guessed;
 
-  private GenomicPartition(int index, long start, long end, boolean first, long[] chunks) {
+  private GenomicPartition(int index, long start, long end, boolean first, long[] chunks, boolean guessed) {
     this.index = index;
     this.start = start;
     this.end = end;
     this.first = first;
     this.chunks = chunks;
+    this.guessed = guessed;
+  }
+
+  private GenomicPartition(int index, long start, long end, boolean first, long[] chunks) {
+    this(index, start, end, first, chunks, false);
+  }
+
+  static GenomicPartition guessed(int index, long start, long end, boolean first) {
+    return new GenomicPartition(index, start, end, first, null, true);
   }
 
   static GenomicPartition range(int index, long start, long end, boolean first) {

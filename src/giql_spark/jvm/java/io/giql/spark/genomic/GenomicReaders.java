@@ -252,8 +252,14 @@ final class GenomicReaders implements PartitionReaderFactory {
         if (end < 0 || at < 0 || at >= end) {
           if (p.chunks == null) {
             if (end >= 0) return null;
-            stream.seek(p.start);
-            end = p.end;
+            long from = p.start, to = p.end;
+            if (p.guessed) {
+              from = p.first ? p.start : RecordGuess.first(in, d, p.start);
+              to = p.end >= in.length ? Long.MAX_VALUE : RecordGuess.first(in, d, p.end);
+              if (from == Long.MAX_VALUE || from >= to) return null;
+            }
+            stream.seek(from);
+            end = to;
           } else {
             if (chunk >= p.chunks.length) return null;
             stream.seek(p.chunks[chunk]);

@@ -172,6 +172,15 @@ final class GenomicScan implements Scan, Batch {
       List<String> refs = d.sam != null ? d.sam.references : new ArrayList<>(d.vcf.contigs.values());
       long[] offsets = d.index != null ? IndexChunks.read(d.index, conf, refs).recordOffsets() : new long[0];
       long start = d.sam != null ? d.sam.firstRecord : d.firstRecord;
+      if (d.index == null) {
+        // no index: byte ranges, each split's first record found in its bytes (RecordGuess)
+        for (long s = Bgzf.address(start); s < d.length || out.isEmpty(); s += size) {
+          out.add(GenomicPartition.guessed(out.size(), s == Bgzf.address(start) ? start : s,
+              Math.min(s + size, d.length), s == Bgzf.address(start)));
+        }
+        how = out.size() + " split(s) of up to " + mb(size) + ", each from the first record its bytes hold (no index)";
+        return out;
+      }
       long lastAddress = Bgzf.address(start);
       for (long v : offsets) {
         if (v <= start) continue;
@@ -182,7 +191,7 @@ final class GenomicScan implements Scan, Batch {
         }
       }
       out.add(GenomicPartition.range(out.size(), start, Long.MAX_VALUE, true));
-      how = out.size() + " split(s) at record offsets" + (d.index != null ? " of the index" : " (no index: one split)");
+      how = out.size() + " split(s) at the index's record offsets";
       return out;
     }
     if (d.compression.equals("gzip")) {
