@@ -136,15 +136,15 @@ pb.set_option("datafusion.execution.target_partitions", parts)
 scan = pb.scan_vcf if kind == "vcf" else pb.scan_bam
 def run():
     lf = scan(path)
-    if mode == "sum":
-        out = lf.select(pl.col("start").sum().alias("s"), pl.len().alias("n")).collect()
+    if mode == "sum":  # start is 32-bit: summed as 64-bit, as giql-spark's is
+        out = lf.select(pl.col("start").cast(pl.Int64).sum().alias("s"), pl.len().alias("n")).collect()
         return int(out["n"][0]), int(out["s"][0])
     df = lf.collect()
     return df.height, None
 run()  # untimed, as every contender's first run
-t = time.perf_counter()
+t, cpu = time.perf_counter(), time.process_time()
 n, s = run()
-print(json.dumps({"seconds": time.perf_counter() - t, "rows": n, "sum": s}))
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - cpu, "rows": n, "sum": s}))
 """
 
 
@@ -160,67 +160,95 @@ def peer_polars_bio(python: str, kind: str, path: Path, mode: str) -> dict:
 def peer_tool(kind: str, path: Path, mode: str) -> dict:
     """bcftools / samtools on one thread; the time of the command itself."""
     if kind == "vcf":
-        cmd = (f"{_tool('bcftools')} query -f '%POS\\n' {path} | awk '{{s+=$1}} END {{print NR, s}}'" if mode == "sum"
-               else f"{_tool('bcftools')} view -O u -o /dev/null {path} && {_tool('bcftools')} index -n {path}.tbi")
+        awk = "awk '{s+=$1} END {printf \"%d %.0f\\n\", NR, s}'"
+        cmd = (f"{_tool('bcftools')} query -f '%POS\\n' {path} | {awk}" if mode == "sum"
+               else f"{_tool('bcftools')} view -O u -o /dev/null {path}")
+        count = f"{_tool('bcftools')} index -n {path}.tbi"
     else:
         cmd = (f"{_tool('samtools')} view -c {path}" if mode == "sum"
-               else f"{_tool('samtools')} view -u -o /dev/null {path} && {_tool('samtools')} view -c {path}")
+               else f"{_tool('samtools')} view -u -o /dev/null {path}")
+        count = f"{_tool('samtools')} idxstats {path} | awk '{{n+=$3+$4}} END {{print n}}'"
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     f = run_measured(["bash", "-c", cmd], timeout=3600)
     seconds = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if f.returncode != 0:
         raise RuntimeError(f.stderr.strip()[-300:])
-    words = f.stdout.split()
-    rows = int(words[0])
-    if kind == "vcf" and mode != "sum":
-        seconds -= 0  # `bcftools index -n` reads the index only
-    return {"seconds": seconds, "rows": rows, "sum": int(words[1]) if len(words) > 1 and mode == "sum" else None,
-            "rss": f.rss}
+    words = f.stdout.split() if mode == "sum" else subprocess.run(
+        ["bash", "-c", count], capture_output=True, text=True, check=True).stdout.split()  # untimed
+    return {"seconds": seconds, "cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+            "rows": int(words[0]), "sum": int(words[1]) if len(words) > 1 and mode == "sum" else None, "rss": f.rss}
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU seconds of ``pids`` so far (/proc/PID/stat)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
 
 
 def giql_run(session, path: Path, mode: str) -> dict:
+    """One read; ``cpu``: the JVM's CPU seconds in it (the driver's Python is idle meanwhile)."""
     from pyspark.sql import functions as F
 
+    jvm = [int(session.spark.sparkContext._jvm.ProcessHandle.current().pid())]
     df = session.read(str(path), validate=False)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), _cpu_seconds(jvm)
     if mode == "sum":
         row = df.agg(F.count(F.lit(1)).alias("n"), F.sum("start").alias("s")).collect()[0]
         rows, total = int(row["n"]), int(row["s"])
     else:
         df.write.format("noop").mode("overwrite").save()
         rows, total = None, None
-    return {"seconds": time.perf_counter() - t, "rows": rows, "sum": total}
+    return {"seconds": time.perf_counter() - t, "cpu": _cpu_seconds(jvm) - cpu, "rows": rows, "sum": total}
 
 
 # ---------------------------------------------------------------------------- the split projection
 
 
-def split_projection(session, path: Path, tasks: int, log_dir: Path) -> dict:
-    """The file read (sum) with splits for ``tasks`` tasks; its stage projected to ``tasks``
-    cores from the event log."""
+def split_projection(session, path: Path, tasks: int, log_dir: Path, fmt: str, rounds: int = 3) -> dict:
+    """The file read (sum) in ``tasks`` splits of equal bytes (the reader's ``split_bytes``);
+    each measured stage projected to ``tasks`` cores from the event log, after as many untimed
+    reads (the JIT compiles a split's code, the first splits would pay for it); the median."""
     from pyspark.sql import functions as F
+
+    from giql_spark.io.jvm_source import CLASS
 
     spark = session.spark
     size = os.path.getsize(path)
-    spark.conf.set("spark.sql.files.maxPartitionBytes", str(-(-size // tasks)))
-    group = f"split-{tasks}-{time.time_ns()}"
     sc = spark.sparkContext
-    try:
-        for _ in range(2):  # the first compiles the reader's code; the second is the one measured
-            sc.setJobGroup(group, group)
-            df = session.read(str(path), validate=False)
+    reader = spark.read.format(CLASS).option("path", str(path)).option("format", fmt).option(
+        "split_bytes", str(-(-size // tasks)))
+    measured = []
+    for i in range(2 * rounds):
+        group = f"split-{tasks}-{i}-{time.time_ns()}"
+        sc.setJobGroup(group, group)
+        try:
+            df = reader.load()
             parts = df.rdd.getNumPartitions()
             df.agg(F.count(F.lit(1)), F.sum("start")).collect()
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        finally:
+            sc.setLocalProperty("spark.jobGroup.id", None)
+        if i >= rounds:
+            measured.append((group, parts))
     time.sleep(2)  # the event log is written asynchronously
     log = eventlog.read(log_dir)
-    stages = [s for s in log.stages(group) if len(s[1]) == parts]
-    times = stages[-1][1]
-    projected = max(max(times), sum(times) / tasks)
-    return {"tasks": parts, "task_seconds": times, "work": sum(times), "longest": max(times),
-            "projected": projected}
+    runs = []
+    for group, parts in measured:
+        times = [s for s in log.stages(group) if len(s[1]) == parts][0][1]  # the scan, not the final aggregate
+        runs.append({"tasks": parts, "task_seconds": times, "work": sum(times), "longest": max(times),
+                     "projected": max(max(times), sum(times) / tasks)})
+    runs.sort(key=lambda r: r["projected"])
+    return {**runs[len(runs) // 2], "runs": [r["projected"] for r in runs]}
 
 
 # ---------------------------------------------------------------------------- main
@@ -249,7 +277,8 @@ def main(argv=None) -> int:
 
     log_dir = Path(tempfile.mkdtemp(prefix="giql-readers-log-"))
     spark = gs.local_spark("local[2]", config={"spark.driver.memory": args.driver_memory, "spark.ui.enabled": "false",
-                                              "spark.eventLog.enabled": "true", "spark.eventLog.dir": str(log_dir)})
+                                              "spark.eventLog.enabled": "true", "spark.eventLog.dir": str(log_dir),
+                                              "spark.eventLog.compress": "false"})
     session = gs.Session(spark)
     facts = machine_facts(spark)
     results: dict = {}
@@ -270,11 +299,11 @@ def main(argv=None) -> int:
                 runs[tool].append(peer_tool(kind, path, "sum" if mode == "sum" else "all"))
             for name, rs in runs.items():
                 if rs:
-                    cell[name] = {"seconds": [r["seconds"] for r in rs], "rows": rs[-1]["rows"],
-                                  "sum": rs[-1]["sum"], "rss": max(r["rss"] for r in rs)}
+                    cell[name] = {"seconds": [r["seconds"] for r in rs], "cpu": [r["cpu"] for r in rs],
+                                  "rows": rs[-1]["rows"], "sum": rs[-1]["sum"], "rss": max(r["rss"] for r in rs)}
             print(kind, mode, {k: (statistics.median(v["seconds"]), v["rows"], v["sum"]) for k, v in cell.items()},
                   flush=True)
-        results[f"{kind} splits"] = {n: split_projection(session, path, n, log_dir) for n in (1, 10)}
+        results[f"{kind} splits"] = {n: split_projection(session, path, n, log_dir, kind) for n in (1, 10)}
         print(kind, "splits", {n: (v["tasks"], v["projected"]) for n, v in results[f"{kind} splits"].items()},
               flush=True)
     load_end = load_averages()
@@ -292,23 +321,26 @@ def report(args, files, results, facts, load_start, load_end) -> str:
               f"{facts['java']}; load average at the start {load_start}, at the end {load_end}.", ""]
     for kind, path in files.items():
         lines += [f"## {kind.upper()}: `{path.name}` ({os.path.getsize(path) / 2**20:.0f} MB)", "",
-                  "| work | contender | cores | seconds, median (runs, range) | records | sum of positions | "
-                  "peak memory | time against polars-bio |", "|---|---|---|---|---|---|---|---|"]
+                  "| work | contender | cores | seconds, median (runs, range) | CPU seconds | records | sum of positions | "
+                  "peak memory | time against polars-bio | CPU against polars-bio |", "|---|---|---|---|---|---|---|---|---|---|"]
         for mode in ("sum", "all columns"):
             cell = results[f"{kind} {mode}"]
             pb = statistics.median(cell["polars-bio"]["seconds"]) if "polars-bio" in cell else None
+            pbc = statistics.median(cell["polars-bio"]["cpu"]) if "polars-bio" in cell else None
             for name, v in cell.items():
-                med = statistics.median(v["seconds"])
+                med, cpu = statistics.median(v["seconds"]), statistics.median(v["cpu"])
                 cores = 1 if name in ("bcftools", "samtools") else 2
                 ratio = f"{med / pb:.2f}x" if pb else ""
-                lines.append(f"| {mode} | {name} | {cores} | {spread(v['seconds'])} | "
+                cratio = f"{cpu / pbc:.2f}x" if pbc else ""
+                lines.append(f"| {mode} | {name} | {cores} | {spread(v['seconds'])} | {cpu:.2f} | "
                              f"{v['rows'] if v['rows'] is not None else ''} | {v['sum'] if v['sum'] is not None else ''} | "
-                             f"{v['rss'] / 2**30:.2f} GiB | {ratio} |")
+                             f"{v['rss'] / 2**30:.2f} GiB | {ratio} | {cratio} |")
         s = results[f"{kind} splits"]
         one, ten = s[1], s[10]
-        lines += ["", f"Splits: one task took {one['projected']:.2f} s; {ten['tasks']} tasks took "
-                  f"{ten['work']:.2f} task-s, the longest {ten['longest']:.2f} s, projected to {ten['tasks']} cores "
-                  f"{ten['projected']:.2f} s: **{one['projected'] / ten['projected']:.1f}x** the one-task read.", ""]
+        lines += ["", f"Splits (the median of {len(ten['runs'])} reads after as many untimed ones): one task took "
+                  f"{one['projected']:.2f} s; {ten['tasks']} tasks took {ten['work']:.2f} task-s, the longest "
+                  f"{ten['longest']:.2f} s, projected to {ten['tasks']} cores {ten['projected']:.2f} s: "
+                  f"**{one['projected'] / ten['projected']:.1f}x** the one-task read.", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -30,7 +30,7 @@ def viewfs(spark, tmp_path):
     return f"viewfs://{name}/data", tmp_path
 
 
-def _sorted_sides(spark, folder, n=60_000):
+def _sorted_sides(spark, folder, n=30_000):
     for side, step in (("a", 37), ("b", 53)):
         (spark.range(n).selectExpr(f"concat('chr', cast(id % 3 + 1 as string)) AS chrom",
                                    f"id * {step} AS start", f"id * {step} + 40 + id % 17 AS `end`")

@@ -3,7 +3,7 @@ package io.giql.spark.genomic;
 import java.util.List;
 
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -48,6 +48,7 @@ final class Alignments {
       }
     }
     tagWidth = w;
+    out = new SpecificInternalRow(required);
   }
 
   /** The tag index of {@code name} (two bytes at {@code b[at]}) among the file's, or -1. */
@@ -59,11 +60,12 @@ final class Alignments {
     return -1;
   }
 
-  /** The row of {@code values} (indexed by column kind). */
+  private final SpecificInternalRow out;
+
+  /** The row of {@code values} (indexed by column kind): one row, refilled (Spark copies a row it keeps). */
   InternalRow row(Object[] values) {
-    Object[] row = new Object[kinds.length];
-    for (int i = 0; i < kinds.length; i++) row[i] = values[kinds[i]];
-    return new GenericInternalRow(row);
+    for (int i = 0; i < kinds.length; i++) out.update(i, values[kinds[i]]);
+    return out;
   }
 
   /** The number of reference bases a CIGAR's operations cover (M, D, N, =, X). */

@@ -28,33 +28,68 @@ final class BamRecords {
     for (int i = 0; i < refs.length; i++) refs[i] = UTF8String.fromString(header.references.get(i));
   }
 
-  /** One record's bytes (without its block_size), read from a decompressed BAM stream. */
+  /**
+   * One record's bytes (without its block_size): {@code b[base, base + len)}, in the stream's own
+   * buffer where the record lies inside one decompressed block (most do: no copy), else copied.
+   * Valid until the next record is read.
+   */
   static final class Raw {
-    byte[] b = new byte[1 << 10];
+    byte[] b;
+    int base;
     int len;
     /** The virtual offset of the record's block_size field. */
     long start;
+    private byte[] own = new byte[1 << 10];
+    private final byte[] four = new byte[4];
 
     /** Reads the next record; false at the end of the file. */
     boolean next(ByteStream in) throws IOException {
       start = in.position();
       if (start < 0) return false;
-      byte[] four = new byte[4];
-      if (!in.readFully(four, 0, 4)) throw new Bad("truncated record (no block_size)");
-      int size = (four[0] & 0xff) | (four[1] & 0xff) << 8 | (four[2] & 0xff) << 16 | (four[3] & 0xff) << 24;
-      if (size < 32 || size > (1 << 28)) throw new Bad("record length " + size + " is not a BAM record's");
-      if (b.length < size) b = new byte[Math.max(size, b.length * 2)];
-      if (!in.readFully(b, 0, size)) throw new Bad("truncated record");
+      int size;
+      if (in.lim - in.pos >= 4) {
+        size = le32(in.buf, in.pos);
+        check(size);
+        if (in.lim - in.pos - 4 >= size) {
+          b = in.buf;
+          base = in.pos + 4;
+          len = size;
+          in.pos += 4 + size;
+          return true;
+        }
+        in.pos += 4;
+      } else {
+        if (!in.readFully(four, 0, 4)) throw new Bad("truncated record (no block_size)");
+        size = le32(four, 0);
+        check(size);
+      }
+      if (own.length < size) own = new byte[Math.max(size, own.length * 2)];
+      if (!in.readFully(own, 0, size)) throw new Bad("truncated record");
+      b = own;
+      base = 0;
       len = size;
       return true;
     }
 
-    int i32(int at) {
+    private static void check(int size) {
+      if (size < 32 || size > (1 << 28)) throw new Bad("record length " + size + " is not a BAM record's");
+    }
+
+    private static int le32(byte[] b, int at) {
       return (b[at] & 0xff) | (b[at + 1] & 0xff) << 8 | (b[at + 2] & 0xff) << 16 | (b[at + 3] & 0xff) << 24;
     }
 
+    /** The byte at {@code at} of the record. */
+    int u8(int at) {
+      return b[base + at] & 0xff;
+    }
+
+    int i32(int at) {
+      return le32(b, base + at);
+    }
+
     int u16(int at) {
-      return (b[at] & 0xff) | (b[at + 1] & 0xff) << 8;
+      return (b[base + at] & 0xff) | (b[base + at + 1] & 0xff) << 8;
     }
 
     int refId() {
@@ -66,7 +101,7 @@ final class BamRecords {
     }
 
     int tagsStart() {
-      int lName = b[8] & 0xff;
+      int lName = u8(8);
       int nCigar = u16(12);
       int lSeq = i32(16);
       return 32 + lName + 4 * nCigar + (lSeq + 1) / 2 + lSeq;
@@ -80,12 +115,12 @@ final class BamRecords {
         case 'i': case 'I': case 'f': return 4;
         case 'Z': case 'H': {
           int e = at;
-          while (e < len && b[e] != 0) e++;
+          while (e < len && b[base + e] != 0) e++;
           return e < len ? e - at + 1 : -1;
         }
         case 'B': {
           if (at + 5 > len) return -1;
-          char sub = (char) b[at];
+          char sub = (char) b[base + at];
           int n = i32(at + 1);
           int w = valueSize(sub, at);
           return n < 0 || w <= 0 ? -1 : 5 + n * w;
@@ -98,11 +133,11 @@ final class BamRecords {
     void tagTypes(TreeMap<String, String> m) {
       int at = tagsStart();
       while (at + 3 <= len) {
-        char t = (char) b[at + 2];
+        char t = (char) b[base + at + 2];
         int size = valueSize(t, at + 3);
         if (size < 0 || at + 3 + size > len) return;
-        String name = new String(b, at, 2, StandardCharsets.US_ASCII);
-        String type = t == 'B' ? "B" + (char) b[at + 3] : "cCsSiI".indexOf(t) >= 0 ? "i" : String.valueOf(t);
+        String name = new String(b, base + at, 2, StandardCharsets.US_ASCII);
+        String type = t == 'B' ? "B" + (char) b[base + at + 3] : "cCsSiI".indexOf(t) >= 0 ? "i" : String.valueOf(t);
         m.putIfAbsent(name, type);
         at += 3 + size;
       }
@@ -111,12 +146,13 @@ final class BamRecords {
 
   InternalRow row(Raw r) {
     byte[] b = r.b;
+    final int o = r.base;  // the record's first byte in b
     if (r.len < 32) throw new Bad("record shorter than 32 bytes");
     Object[] v = new Object[Alignments.NAMES.length];
     int refId = r.refId();
     int pos0 = r.pos();
-    int lName = b[8] & 0xff;
-    int mapq = b[9] & 0xff;
+    int lName = r.u8(8);
+    int mapq = r.u8(9);
     int nCigar = r.u16(12);
     int flag = r.u16(14);
     int lSeq = r.i32(16);
@@ -146,8 +182,8 @@ final class BamRecords {
     }
     if (cols.wanted[Alignments.QNAME]) {
       int n = lName;
-      while (n > 0 && b[32 + n - 1] == 0) n--;
-      v[Alignments.QNAME] = n == 1 && b[32] == '*' ? null : Text.utf8(b, 32, 32 + n);
+      while (n > 0 && b[o + 32 + n - 1] == 0) n--;
+      v[Alignments.QNAME] = n == 1 && b[o + 32] == '*' ? null : Text.utf8(b, o + 32, o + 32 + n);
     }
     if (cols.wanted[Alignments.MAPQ]) v[Alignments.MAPQ] = mapq == 255 ? null : (short) mapq;
     if (cols.wanted[Alignments.CIGAR]) {
@@ -177,18 +213,18 @@ final class BamRecords {
       } else {
         byte[] s = new byte[lSeq];
         for (int i = 0; i < lSeq; i++) {
-          int x = b[seqAt + i / 2] & 0xff;
+          int x = b[o + seqAt + i / 2] & 0xff;
           s[i] = SEQ[(i & 1) == 0 ? x >>> 4 : x & 0xf];
         }
         v[Alignments.SEQ] = UTF8String.fromBytes(s);
       }
     }
     if (cols.wanted[Alignments.QUAL]) {
-      if (lSeq == 0 || (b[qualAt] & 0xff) == 0xff) {
+      if (lSeq == 0 || (b[o + qualAt] & 0xff) == 0xff) {
         v[Alignments.QUAL] = null;
       } else {
         byte[] q = new byte[lSeq];
-        for (int i = 0; i < lSeq; i++) q[i] = (byte) ((b[qualAt + i] & 0xff) + 33);
+        for (int i = 0; i < lSeq; i++) q[i] = (byte) ((b[o + qualAt + i] & 0xff) + 33);
         v[Alignments.QUAL] = UTF8String.fromBytes(q);
       }
     }
@@ -199,13 +235,14 @@ final class BamRecords {
   private InternalRow tags(Raw r, int at) {
     Object[] out = new Object[cols.tagWidth];
     byte[] b = r.b;
+    final int o = r.base;
     while (at + 3 <= r.len) {
-      char t = (char) b[at + 2];
+      char t = (char) b[o + at + 2];
       int size = r.valueSize(t, at + 3);
       if (size < 0 || at + 3 + size > r.len) {
-        throw new Bad("optional field " + new String(b, at, 2, StandardCharsets.US_ASCII) + " runs past the record");
+        throw new Bad("optional field " + new String(b, o + at, 2, StandardCharsets.US_ASCII) + " runs past the record");
       }
-      int k = cols.tagIndex(b, at);
+      int k = cols.tagIndex(b, o + at);
       if (k >= 0 && cols.tagAt[k] >= 0) out[cols.tagAt[k]] = value(r, t, at + 3, cols.tags.get(k));
       at += 3 + size;
     }
@@ -213,10 +250,9 @@ final class BamRecords {
   }
 
   private static Object value(Raw r, char t, int at, Tags.Def d) {
-    byte[] b = r.b;
     if (t == 'B') {
       if (!d.isArray()) throw new Bad("tag " + d.name + " is an array here, " + d.type + " in the file's first records");
-      char sub = (char) b[at];
+      char sub = (char) r.u8(at);
       int n = r.i32(at + 1);
       Object[] out = new Object[n];
       int w = r.valueSize(sub, at);
@@ -236,19 +272,20 @@ final class BamRecords {
 
   private static Object scalar(Raw r, char t, int at) {
     byte[] b = r.b;
+    final int o = r.base;
     switch (t) {
-      case 'A': return UTF8String.fromBytes(new byte[] {b[at]});
-      case 'c': return (long) b[at];
-      case 'C': return (long) (b[at] & 0xff);
+      case 'A': return UTF8String.fromBytes(new byte[] {b[o + at]});
+      case 'c': return (long) b[o + at];
+      case 'C': return (long) r.u8(at);
       case 's': return (long) (short) r.u16(at);
       case 'S': return (long) r.u16(at);
       case 'i': return (long) r.i32(at);
       case 'I': return r.i32(at) & 0xffffffffL;
       case 'f': return Float.intBitsToFloat(r.i32(at));
       default: {
-        int e = at;
+        int e = o + at;
         while (b[e] != 0) e++;
-        return Text.utf8(b, at, e);
+        return Text.utf8(b, o + at, e);
       }
     }
   }

@@ -21,9 +21,7 @@ public final class GenomicFiles {
     Options opts = new Options(o);
     Described d = GenomicSource.describe(opts, o);
     Configuration conf = GenomicSource.conf(o);
-    GenomicScan scan = new GenomicScan(d, opts, d.schema, new Keep(), conf,
-        io.giql.spark.compat.Sessions.classic(org.apache.spark.sql.SparkSession.active()).sessionState().conf()
-            .filesMaxPartitionBytes());
+    GenomicScan scan = new GenomicScan(d, opts, d.schema, new Keep(), conf, GenomicSource.splitBytes(d.length));
     for (InputPartition p : scan.planInputPartitions()) {
       try (GenomicReaders.Check c = new GenomicReaders.Check(
           GenomicReaders.open(d, d.schema, null, (GenomicPartition) p, conf, true))) {

@@ -11,6 +11,7 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.util.SerializableConfiguration;
 
 import io.giql.spark.compat.UserErrors;
@@ -22,9 +23,10 @@ final class GenomicReaders implements PartitionReaderFactory {
   private final Options options;
   private final StructType required;
   private final Keep keep;
-  private final SerializableConfiguration conf;
+  private final Broadcast<SerializableConfiguration> conf;
 
-  GenomicReaders(Described d, Options options, StructType required, Keep keep, SerializableConfiguration conf) {
+  GenomicReaders(Described d, Options options, StructType required, Keep keep,
+      Broadcast<SerializableConfiguration> conf) {
     this.d = d;
     this.options = options;
     this.required = required;
@@ -36,11 +38,11 @@ final class GenomicReaders implements PartitionReaderFactory {
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     GenomicPartition p = (GenomicPartition) partition;
     try {
-      Split split = open(d, options.check ? d.schema : required, options.check ? null : keep, p, conf.value(),
+      Split split = open(d, options.check ? d.schema : required, options.check ? null : keep, p, conf.value().value(),
           options.check);
       return options.check ? new Check(split) : split;
     } catch (IOException e) {
-      throw UserErrors.raised(Sources.failure(d, conf.value(), e, -1));
+      throw UserErrors.raised(Sources.failure(d, conf.value().value(), e, -1));
     }
   }
 
@@ -64,10 +66,23 @@ final class GenomicReaders implements PartitionReaderFactory {
     long position = -1;  // of the record being read
 
     Split(Described d, Configuration conf) throws IOException {
+      this(d, conf, Input.WINDOW);
+    }
+
+    /** {@code window}: the bytes read at once, about the split's own (a small split reads no more). */
+    Split(Described d, Configuration conf, int window) throws IOException {
       this.d = d;
       this.conf = conf;
-      this.in = new Input(d.path, conf);
+      this.in = new Input(d.path, conf, window);
       this.stream = Sources.stream(in, d.compression);
+    }
+
+    /** The read window for a split of {@code bytes} compressed bytes: its own and a few blocks more. */
+    static int window(GenomicPartition p, boolean virtual) {
+      if (p.chunks != null) return Input.WINDOW;
+      long bytes = virtual ? Bgzf.address(p.end) - Bgzf.address(p.start) : p.end - p.start;
+      if (p.end == Long.MAX_VALUE || bytes <= 0) return Input.WINDOW;
+      return (int) Math.min(Input.WINDOW, Math.max(1 << 20, bytes + 4L * Bgzf.MAX_BLOCK));
     }
 
     /** The next row, or null at the split's end; throws {@link Bad} or IOException for bad input. */
@@ -130,7 +145,7 @@ final class GenomicReaders implements PartitionReaderFactory {
 
     TextSplit(Described d, StructType required, Keep keep, GenomicPartition p, Configuration conf, boolean strict)
         throws IOException {
-      super(d, conf);
+      super(d, conf, window(p, false));
       this.p = p;
       switch (d.format) {
         case "vcf": records0 = new VcfRecords(d.vcf, required, keep, strict); break;
@@ -235,7 +250,7 @@ final class GenomicReaders implements PartitionReaderFactory {
     private long end = -1;
 
     BinarySplit(Described d, GenomicPartition p, Configuration conf) throws IOException {
-      super(d, conf);
+      super(d, conf, window(p, !p.guessed));
       this.p = p;
     }
 

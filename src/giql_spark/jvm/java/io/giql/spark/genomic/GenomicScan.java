@@ -17,7 +17,6 @@ import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * One read of a genomic file: the columns it parses, the region its filters confine it to, and its
@@ -29,7 +28,7 @@ final class GenomicScan implements Scan, Batch {
   private final StructType required;
   private final Keep keep;
   private final Configuration conf;
-  private final long maxPartitionBytes;  // the session's spark.sql.files.maxPartitionBytes
+  private final long maxPartitionBytes;  // the split size (GenomicSource.splitBytes)
   private List<GenomicPartition> planned;
   private String how = "";
 
@@ -107,7 +106,7 @@ final class GenomicScan implements Scan, Batch {
   @Override
   public PartitionReaderFactory createReaderFactory() {
     return new GenomicReaders(d, options, required, keep.any() || options.check ? null : keep,
-        new SerializableConfiguration(conf));
+        io.giql.spark.files.Confs.broadcast(conf));
   }
 
   @Override
@@ -174,7 +173,8 @@ final class GenomicScan implements Scan, Batch {
       long start = d.sam != null ? d.sam.firstRecord : d.firstRecord;
       if (d.index == null) {
         // no index: byte ranges, each split's first record found in its bytes (RecordGuess)
-        for (long s = Bgzf.address(start); s < d.length || out.isEmpty(); s += size) {
+        long step = even(d.length - Bgzf.address(start), size);
+        for (long s = Bgzf.address(start); s < d.length || out.isEmpty(); s += step) {
           out.add(GenomicPartition.guessed(out.size(), s == Bgzf.address(start) ? start : s,
               Math.min(s + size, d.length), s == Bgzf.address(start)));
         }
@@ -199,8 +199,9 @@ final class GenomicScan implements Scan, Batch {
       how = "1 split: a plain gzip file is read from its start (BGZF, as bgzip writes it, splits)";
       return out;
     }
-    for (long s = 0; s < d.length || s == 0; s += size) {
-      out.add(GenomicPartition.range(out.size(), s, Math.min(s + size, d.length), s == 0));
+    long step = even(d.length, size);
+    for (long s = 0; s < d.length || s == 0; s += step) {
+      out.add(GenomicPartition.range(out.size(), s, Math.min(s + step, d.length), s == 0));
       if (d.length == 0) break;
     }
     how = out.size() + " split(s) of up to " + mb(size) + (d.compression.equals("bgzf") ? " at BGZF block boundaries" : "");
@@ -224,6 +225,12 @@ final class GenomicScan implements Scan, Batch {
       else merged.add(c);
     }
     return merged;
+  }
+
+  /** Splits of at most {@code size} bytes, as even as they can be: not one small split at the end. */
+  private static long even(long length, long size) {
+    long n = Math.max(1, (length + size - 1) / size);
+    return Math.max(1, (length + n - 1) / n);
   }
 
   private static String mb(long bytes) {

@@ -59,6 +59,19 @@ public final class GenomicSource implements TableProvider, DataSourceRegister {
     return new GenomicTable(describe(o, options), o, schema, options);
   }
 
+  /**
+   * A split's bytes as Spark's file sources size them: at most {@code maxPartitionBytes}, and
+   * smaller for a small file, so that every core gets a split ({@code bytes / defaultParallelism},
+   * but not below {@code openCostInBytes}).
+   */
+  static long splitBytes(long bytes) {
+    SparkSession s = SparkSession.active();
+    org.apache.spark.sql.internal.SQLConf c = Sessions.classic(s).sessionState().conf();
+    int cores = Math.max(1, s.sparkContext().defaultParallelism());
+    long perCore = (bytes + cores - 1) / cores;
+    return Math.min(c.filesMaxPartitionBytes(), Math.max(c.filesOpenCostInBytes(), perCore));
+  }
+
   static Configuration conf(Map<String, String> options) {
     SparkSession s = SparkSession.active();
     return Sessions.classic(s).sessionState().newHadoopConfWithOptions(Scala.map(options));
@@ -105,8 +118,7 @@ public final class GenomicSource implements TableProvider, DataSourceRegister {
 
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap o) {
-      return new GenomicScan.Builder(described, options, schema, conf(raw),
-          Sessions.classic(SparkSession.active()).sessionState().conf().filesMaxPartitionBytes());
+      return new GenomicScan.Builder(described, options, schema, conf(raw), splitBytes(described.length));
     }
   }
 }

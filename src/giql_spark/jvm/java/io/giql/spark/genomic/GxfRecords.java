@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataTypes;
@@ -28,6 +29,7 @@ final class GxfRecords implements Records {
   private final int attrWidth;
   private final int[] tabs = new int[9];
   private final boolean gff3;
+  private final SpecificInternalRow out;
   private byte[] lastChromBytes = new byte[0];
   private UTF8String lastChrom;
 
@@ -59,6 +61,7 @@ final class GxfRecords implements Records {
       }
     }
     attrWidth = w;
+    out = new SpecificInternalRow(required);
   }
 
   static StructType schema(GxfAttributes a) {
@@ -126,21 +129,21 @@ final class GxfRecords implements Records {
     if (stop == Text.NOT_A_NUMBER) throw new Bad("missing or non-integer end");
     if (start > stop) throw new Bad("start " + start + " > end " + stop);
     int attrEnd = n > 8 ? tabs[8] : end;
-    Object[] row = new Object[kinds.length];
+    SpecificInternalRow row = out;  // one row, refilled: Spark copies a row it keeps
     for (int i = 0; i < kinds.length; i++) {
       switch (kinds[i]) {
-        case 0: row[i] = chrom(b, c0, c1); break;
-        case 1: row[i] = start; break;
-        case 2: row[i] = stop; break;
-        case 3: row[i] = dotNull(b, tabs[0] + 1, tabs[1]); break;
-        case 4: row[i] = dotNull(b, tabs[1] + 1, tabs[2]); break;
-        case 5: row[i] = score(b, tabs[4] + 1, tabs[5]); break;
-        case 6: row[i] = dotNull(b, tabs[5] + 1, tabs[6]); break;
-        case 7: row[i] = phase(b, tabs[6] + 1, tabs[7]); break;
-        default: row[i] = attributes(b, tabs[7] + 1, attrEnd); break;
+        case 0: row.update(i, chrom(b, c0, c1)); break;
+        case 1: row.setLong(i, start); break;
+        case 2: row.setLong(i, stop); break;
+        case 3: row.update(i, dotNull(b, tabs[0] + 1, tabs[1])); break;
+        case 4: row.update(i, dotNull(b, tabs[1] + 1, tabs[2])); break;
+        case 5: row.update(i, score(b, tabs[4] + 1, tabs[5])); break;
+        case 6: row.update(i, dotNull(b, tabs[5] + 1, tabs[6])); break;
+        case 7: row.update(i, phase(b, tabs[6] + 1, tabs[7])); break;
+        default: row.update(i, attributes(b, tabs[7] + 1, attrEnd)); break;
       }
     }
-    return new GenericInternalRow(row);
+    return row;
   }
 
   private UTF8String chrom(byte[] b, int from, int to) {

@@ -30,8 +30,35 @@ final class IndexChunks {
     this.depth = depth;
   }
 
-  /** Reads {@code index}; {@code references}: the file's names in order, where the index stores none. */
+  private static final int KEPT = 8;
+  private static final Map<List<Object>, IndexChunks> READ = new java.util.LinkedHashMap<>(KEPT, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<List<Object>, IndexChunks> e) {
+      return size() > KEPT;
+    }
+  };
+
+  /**
+   * {@code index} read (or the one read for an earlier query, while the file is unchanged: a BAM's
+   * .bai is megabytes, and a query plans its splits from it); {@code references}: the file's
+   * names in order, where the index stores none.
+   */
   static IndexChunks read(String index, Configuration conf, List<String> references) throws IOException {
+    org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(index);
+    org.apache.hadoop.fs.FileStatus st = p.getFileSystem(conf).getFileStatus(p);
+    List<Object> key = List.of(index, st.getLen(), st.getModificationTime(), references);
+    synchronized (READ) {
+      IndexChunks found = READ.get(key);
+      if (found != null) return found;
+    }
+    IndexChunks ix = parse(index, conf, references);
+    synchronized (READ) {
+      READ.put(key, ix);
+    }
+    return ix;
+  }
+
+  private static IndexChunks parse(String index, Configuration conf, List<String> references) throws IOException {
     byte[] raw;
     try (Input in = new Input(index, conf)) {
       raw = new byte[(int) Math.min(in.length, Integer.MAX_VALUE - 16)];
@@ -171,16 +198,22 @@ final class IndexChunks {
     return out;
   }
 
-  /** Every record offset the index knows (its linear index's and its chunks' starts), ascending. */
-  long[] recordOffsets() {
-    java.util.TreeSet<Long> s = new java.util.TreeSet<>();
-    for (long[] lin : linear) for (long v : lin) if (v > 0) s.add(v);
-    for (Map<Integer, long[]> rb : bins) {
-      for (long[] c : rb.values()) for (int i = 0; i < c.length; i += 2) if (c[i] > 0) s.add(c[i]);
-    }
-    long[] out = new long[s.size()];
-    int i = 0;
-    for (long v : s) out[i++] = v;
-    return out;
+  private long[] offsets;
+
+  /** Every record offset the index knows (its linear index's and its chunks' starts), ascending, distinct. */
+  synchronized long[] recordOffsets() {
+    if (offsets != null) return offsets;
+    int n = 0;
+    for (long[] lin : linear) n += lin.length;
+    for (Map<Integer, long[]> rb : bins) for (long[] c : rb.values()) n += c.length / 2;
+    long[] all = new long[n];
+    int k = 0;
+    for (long[] lin : linear) for (long v : lin) all[k++] = v;
+    for (Map<Integer, long[]> rb : bins) for (long[] c : rb.values()) for (int i = 0; i < c.length; i += 2) all[k++] = c[i];
+    java.util.Arrays.sort(all);
+    int m = 0;
+    for (long v : all) if (v > 0 && (m == 0 || all[m - 1] != v)) all[m++] = v;
+    offsets = java.util.Arrays.copyOf(all, m);
+    return offsets;
   }
 }

@@ -30,6 +30,14 @@ final class Text {
       if (++i == to) return NOT_A_NUMBER;
     }
     long v = 0;
+    if (to - i <= 18) {  // 18 digits cannot overflow: no check per digit
+      for (; i < to; i++) {
+        int d = b[i] - '0';
+        if (d < 0 || d > 9) return NOT_A_NUMBER;
+        v = v * 10 + d;
+      }
+      return neg ? -v : v;
+    }
     for (; i < to; i++) {
       int d = b[i] - '0';
       if (d < 0 || d > 9) return NOT_A_NUMBER;

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -53,6 +54,7 @@ final class VcfRecords implements Records {
   private final int[] sampleWidths;
   private final int fieldsNeeded;
   private final int[] tabs;
+  private final SpecificInternalRow out;
   private byte[] lastChromBytes = new byte[0];
   private UTF8String lastChrom;
   private final Keep keep;
@@ -106,6 +108,7 @@ final class VcfRecords implements Records {
     endSlot = end == null ? null : new Slot(end, -1, true);
     // a record has at least 8 fields, whichever are read; the validation read checks FORMAT too
     fieldsNeeded = Math.max(need, strict ? 10 : 8);
+    out = new SpecificInternalRow(required);
     tabs = new int[fieldsNeeded + 1];
   }
 
@@ -134,7 +137,7 @@ final class VcfRecords implements Records {
     int end = off + len;
     if (n < 7) throw new Bad("too few tab-separated fields (" + (n + 1) + ")");
     int fieldCount = n + 1;
-    Object[] row = new Object[width];
+    SpecificInternalRow row = out;  // one row, refilled: Spark copies a row it keeps
     // what every row is checked for, whichever columns are read
     int chromEnd = tabs[0];
     if (chromEnd == off || Text.isDot(b, off, chromEnd)) throw new Bad("missing CHROM");
@@ -147,26 +150,26 @@ final class VcfRecords implements Records {
     Object[] infoValues = null;
     for (int i = 0; i < width; i++) {
       switch (kinds[i]) {
-        case CHROM: row[i] = chrom(b, off, chromEnd); break;
-        case START: row[i] = pos; break;
-        case END: row[i] = end(b, pos, refFrom, refTo, infoFrom, infoTo); break;
-        case ID: row[i] = Text.isDot(b, tabs[1] + 1, tabs[2]) ? null : Text.utf8(b, tabs[1] + 1, tabs[2]); break;
-        case REF: row[i] = Text.utf8(b, refFrom, refTo); break;
-        case ALT: row[i] = alt(b, tabs[3] + 1, tabs[4]); break;
-        case QUAL: row[i] = qual(b, tabs[4] + 1, tabs[5]); break;
-        case FILTER: row[i] = filter(b, tabs[5] + 1, tabs[6]); break;
+        case CHROM: row.update(i, chrom(b, off, chromEnd)); break;
+        case START: row.setLong(i, pos); break;
+        case END: row.setLong(i, end(b, pos, refFrom, refTo, infoFrom, infoTo)); break;
+        case ID: row.update(i, Text.isDot(b, tabs[1] + 1, tabs[2]) ? null : Text.utf8(b, tabs[1] + 1, tabs[2])); break;
+        case REF: row.update(i, Text.utf8(b, refFrom, refTo)); break;
+        case ALT: row.update(i, alt(b, tabs[3] + 1, tabs[4])); break;
+        case QUAL: qual(row, i, b, tabs[4] + 1, tabs[5]); break;
+        case FILTER: row.update(i, filter(b, tabs[5] + 1, tabs[6])); break;
         case INFO:
           infoValues = new Object[infoWidth];
           info(b, infoFrom, infoTo, infoValues);
-          row[i] = new GenericInternalRow(infoValues);
+          row.update(i, new GenericInternalRow(infoValues));
           break;
         default:
-          row[i] = samples(b, off, end, n, fieldCount);
+          row.update(i, samples(b, off, end, n, fieldCount));
           break;
       }
     }
     if (strict && sampleColumns.length == 0 && fieldCount > 8) formatKeys(b, tabs[7] + 1, n > 8 ? tabs[8] : end);
-    return new GenericInternalRow(row);
+    return row;
   }
 
   private UTF8String chrom(byte[] b, int from, int to) {
@@ -178,7 +181,7 @@ final class VcfRecords implements Records {
     return lastChrom;
   }
 
-  private Long end(byte[] b, long pos, int refFrom, int refTo, int infoFrom, int infoTo) {
+  private long end(byte[] b, long pos, int refFrom, int refTo, int infoFrom, int infoTo) {
     long fromInfo = Long.MIN_VALUE;
     if (endSlot != null && !Text.isDot(b, infoFrom, infoTo)) {
       int[] at = find(b, infoFrom, infoTo, endSlot.id);
@@ -220,10 +223,13 @@ final class VcfRecords implements Records {
     return new GenericArrayData(split(b, from, to, (byte) ',', false));
   }
 
-  private static Double qual(byte[] b, int from, int to) {
-    if (Text.isDot(b, from, to) || from == to) return null;
+  private static void qual(SpecificInternalRow row, int i, byte[] b, int from, int to) {
+    if (Text.isDot(b, from, to) || from == to) {
+      row.setNullAt(i);
+      return;
+    }
     try {
-      return (double) Text.parseFloat(b, from, to);
+      row.setDouble(i, Text.parseFloat(b, from, to));
     } catch (NumberFormatException e) {
       throw new Bad("QUAL '" + Text.shown(b, from, to) + "' is not a number");
     }
