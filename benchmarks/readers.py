@@ -215,7 +215,7 @@ def giql_run(session, path: Path, mode: str) -> dict:
 # ---------------------------------------------------------------------------- the split projection
 
 
-def split_projection(session, path: Path, tasks: int, log_dir: Path, fmt: str, rounds: int = 3) -> dict:
+def split_projection(session, path: Path, tasks: int, log_dir: Path, fmt: str, rounds: int = 5) -> dict:
     """The file read (sum) in ``tasks`` splits of equal bytes (the reader's ``split_bytes``);
     each measured stage projected to ``tasks`` cores from the event log, after as many untimed
     reads (the JIT compiles a split's code, the first splits would pay for it); the median."""
