@@ -160,3 +160,34 @@ def test_missing_files_are_named_in_one_line(session, viewfs, s3):
     write(folder / "x.vcf", "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n")
     with pytest.raises(InputError, match=f"index file not found: {re.escape(uri)}/x.vcf.tbi"):
         session.read(f"{uri}/x.vcf", index=f"{uri}/x.vcf.tbi")
+
+
+def test_big_files_split_inside_chromosomes_through_viewfs(session, viewfs):
+    """A bgzipped VCF without an index and a BAM with one, through viewfs://: more tasks than
+    chromosomes, the same rows as bcftools and samtools print."""
+    samtools, bcftools, bgzip = tool("samtools"), tool("bcftools"), tool("bgzip")
+    uri, folder = viewfs
+    vcf = ["##fileformat=VCFv4.2", "##contig=<ID=chr1>", "##contig=<ID=chr2>",
+           "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO"]
+    vcf += [f"chr{1 + i // 15000}\t{1 + 7 * i}\tv{i}\tA\tC\t.\tPASS\t." for i in range(30000)]
+    write(folder / "n.vcf", "\n".join(vcf) + "\n")
+    run(bgzip, "-f", str(folder / "n.vcf"))
+    sam = ["@HD\tVN:1.6\tSO:coordinate", "@SQ\tSN:chr1\tLN:1000000", "@SQ\tSN:chr2\tLN:1000000"]
+    sam += [f"r{i}\t0\tchr{1 + i // 15000}\t{1 + 31 * (i % 15000)}\t30\t20M\t*\t0\t0\t{'ACGT' * 5}\t{'I' * 20}"
+            for i in range(30000)]
+    write(folder / "r.sam", "\n".join(sam) + "\n")
+    run(samtools, "view", "-b", "-o", str(folder / "r.bam"), str(folder / "r.sam"))
+    run(samtools, "index", str(folder / "r.bam"))
+    want_vcf = sorted(run(bcftools, "query", "-f", "%CHROM:%POS:%ID\n", str(folder / "n.vcf.gz")).split())
+    want_bam = sorted(ln.split("\t")[0] for ln in run(samtools, "view", str(folder / "r.bam")).splitlines())
+    spark = session.spark
+    key = "spark.sql.files.maxPartitionBytes"
+    spark.conf.set(key, str(40_000))
+    try:
+        v = session.read(f"{uri}/n.vcf.gz")
+        b = session.read(f"{uri}/r.bam")
+        assert v.rdd.getNumPartitions() > 2 and b.rdd.getNumPartitions() > 2
+        assert sorted(f"{r.chrom}:{r.start}:{r.id}" for r in v.collect()) == want_vcf
+        assert sorted(r.qname for r in b.collect()) == want_bam
+    finally:
+        spark.conf.unset(key)
