@@ -37,7 +37,7 @@ Spark's own that read and return nothing (``range``, one task a core): a job's s
 scheduling and the return of its results run once a job, so the few runs above leave that code
 interpreted too. Without it, a run's second profile (same JVM, Spark stopped and started) kept
 its driver 12-31 ms outside the stage against 33-42 ms for the first
-(``reports/PROJECTED-10M-RUNS.md``).
+(``reports/PROJECTED-10M-RUNS.md`` at commit 4fa12de).
 """
 
 from __future__ import annotations

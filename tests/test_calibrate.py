@@ -66,3 +66,19 @@ def test_calibrate_writes_a_loadable_file(session, tmp_path, monkeypatch):
         assert factor == doc["constants"][f"scale_{strategy}"] and factor > 0
     assert all(r["measured_s"] > 0 and r["estimated_s"] > 0 for r in saved["runs"])
     assert lines[-1].startswith(f"wrote {target}")
+
+
+def test_shipped_defaults_are_the_shipped_calibration():
+    """The defaults ``giql-spark calibrate`` fitted (the binned join's shuffle and candidate
+    costs, each Python-era strategy's scale) are the ones in the calibration kept beside the
+    planner: an edit to either without the other fails here."""
+    import json
+    from pathlib import Path
+
+    from giql_spark.planner import constants
+
+    shipped = json.loads((Path(constants.__file__).parent / "calibration.json").read_text())["constants"]
+    fitted = ["row_shuffle", "candidate"] + [k for k in shipped if k.startswith("scale_")]
+    assert len(fitted) >= 6
+    for key in fitted:
+        assert constants.DEFAULTS[key] == shipped[key], key

@@ -8,7 +8,8 @@ the file keep their defaults, so an old file stays usable.
 The defaults are seconds per unit of each term of :mod:`.cost`. The binned
 join's ``row_shuffle`` and ``candidate`` and every ``scale_<strategy>`` are
 the output of ``giql-spark calibrate --rows 1000000`` on the 2-core machine of
-``benchmarks/`` (kept in ``benchmarks/reports/calibration.json``); the other unit
+``benchmarks/`` (kept beside this module in ``calibration.json``; a test holds the two
+equal); the other unit
 constants were set by hand from the same machine's benchmark runs.
 """
 
