@@ -19,6 +19,12 @@ pytestmark = pytest.mark.skipif(shutil.which("javac") is None and not os.environ
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
+@pytest.fixture(autouse=True)
+def no_prebuilt_jars(tmp_path_factory, monkeypatch):
+    """These tests build from source: a wheel's jars (a checkout after ``.ci/wheel``) stay out."""
+    monkeypatch.setattr(build, "PREBUILT_DIR", tmp_path_factory.mktemp("prebuilt"))
+
+
 def test_fresh_cache_builds_the_jar(tmp_path, monkeypatch):
     monkeypatch.setenv("GIQL_SPARK_CACHE", str(tmp_path))
     jar = build.jar_path()
@@ -79,3 +85,61 @@ def test_hash_covers_sources_and_versions(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "javac_version", lambda: "javac 99")
     h4 = build.source_hash()
     assert len({h1, h2, h3, h4}) == 4
+
+
+def _line() -> str:
+    from giql_spark.spark_version import line_text, parse_line
+
+    return line_text(parse_line(build.pyspark_version()))
+
+
+def _no_javac(monkeypatch):
+    real = build._tool
+
+    def tool(name):
+        if name == "javac":
+            raise build.JvmBuildError("'javac' was not found")
+        return real(name)
+
+    monkeypatch.setattr(build, "_tool", tool)
+
+
+def test_a_wheels_jar_of_these_sources_needs_no_javac(tmp_path, monkeypatch):
+    monkeypatch.setenv("GIQL_SPARK_CACHE", str(tmp_path / "build"))
+    built = build.jar_path()
+    with zipfile.ZipFile(built) as z:
+        assert f"Sources-Digest: {build.sources_digest()}" in z.read("META-INF/MANIFEST.MF").decode()
+    shutil.copyfile(built, build.PREBUILT_DIR / f"giql-spark-jvm-spark-{_line()}.jar")
+    monkeypatch.setenv("GIQL_SPARK_CACHE", str(tmp_path / "empty"))
+    _no_javac(monkeypatch)
+    carried = build.PREBUILT_DIR / f"giql-spark-jvm-spark-{_line()}.jar"
+    assert build.prebuilt_jar() == carried
+    assert build.jar_path() == carried
+    # the jar for a cluster of this line is the wheel's own, copied
+    out = build.build_for(_line(), out=tmp_path / "for-the-cluster.jar")
+    assert out.read_bytes() == carried.read_bytes()
+    assert not (tmp_path / "empty").exists()
+
+
+def test_a_wheels_jar_of_other_sources_is_compiled_over_once_and_said(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GIQL_SPARK_CACHE", str(tmp_path / "build"))
+    built = build.jar_path()
+    stale = build.PREBUILT_DIR / f"giql-spark-jvm-spark-{_line()}.jar"
+    with zipfile.ZipFile(built) as src, zipfile.ZipFile(stale, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "META-INF/MANIFEST.MF":
+                data = data.replace(build.sources_digest().encode(), b"0" * 20)
+            dst.writestr(item, data)
+    assert build.prebuilt_jar() is None
+    monkeypatch.setenv("GIQL_SPARK_CACHE", str(tmp_path / "fresh"))
+    monkeypatch.setattr(build, "_told", False)
+    build._cached.clear()
+    capsys.readouterr()
+    jar = build.jar_path()
+    assert tmp_path / "fresh" in jar.parents
+    err = capsys.readouterr().err
+    assert err.count("compiling its Java operators") == 1
+    build._cached.clear()
+    build.jar_path()
+    assert "compiling" not in capsys.readouterr().err

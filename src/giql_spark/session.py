@@ -98,12 +98,12 @@ def _local_disk(conf: dict, master: str) -> dict:
     """
     from . import spark_version
     from .jvm import EXTENSION_CLASS, LOCAL_FILES_CLASS
-    from .jvm.build import JAR_NAME
+    from .jvm.build import is_extension_jar
 
     out = dict(conf)
     out.setdefault("spark.sql.streaming.checkpointFileManagerClass", spark_version.checkpoint_file_manager())
     # the jar _with_extension put in spark.jars (asking build.jar_path again would hash the sources again)
-    jars = [j for j in out.get("spark.jars", "").split(",") if j.endswith(JAR_NAME)]
+    jars = [j for j in out.get("spark.jars", "").split(",") if is_extension_jar(j)]
     if (re.fullmatch(r"local(\[[^]]*\])?", master) and jars
             and EXTENSION_CLASS in out.get("spark.sql.extensions", "") and "spark.hadoop.fs.file.impl" not in out):
         out["spark.hadoop.fs.file.impl"] = LOCAL_FILES_CLASS

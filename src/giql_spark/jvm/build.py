@@ -1,6 +1,8 @@
 """Build the giql-spark JVM extension from its Java sources, once per source/Spark/javac version.
 
-``jar_path()`` compiles ``java/**/*.java``, plus the folders under ``java-spark/`` that the
+A wheel built by ``.ci/wheel`` carries a jar per supported Spark line under ``prebuilt/``;
+``jar_path()`` takes the installed line's when its ``Sources-Digest`` matches these sources, so
+``pip install`` of that wheel needs only a Java runtime. Otherwise ``jar_path()`` compiles ``java/**/*.java``, plus the folders under ``java-spark/`` that the
 installed Spark line needs (see :data:`giql_spark.spark_version.JVM_FORMS`: one folder per form
 of each Spark API that changed between lines), with ``javac --release 17`` against the jars of the installed PySpark and
 caches the jar under ``$GIQL_SPARK_CACHE/jvm/<hash>/`` (default
@@ -38,7 +40,9 @@ TEST_MAIN = "io.giql.spark.UnitTests"
 SINK_CLASS = "io.giql.spark.write.ParquetSink"  # the giql-parquet data source
 GENOMIC_CLASS = "io.giql.spark.genomic.GenomicSource"  # the giql-genomic data source
 JAR_NAME = "giql-spark-jvm.jar"
-_FORMAT = "3"  # bump when the build recipe itself changes
+#: Jars built ahead of time for each Spark line, carried by the wheel (``.ci/wheel``; not in git).
+PREBUILT_DIR = Path(__file__).resolve().parent / "prebuilt"
+_FORMAT = "4"  # bump when the build recipe itself changes
 _lock = threading.Lock()
 _cached: dict[str, Path] = {}
 
@@ -121,8 +125,51 @@ def source_hash(version: str | None = None) -> str:
     return h.hexdigest()[:20]
 
 
+def sources_digest(version: str | None = None) -> str:
+    """A digest of the Java sources a Spark line compiles (not of javac or PySpark's patch
+    version): what a jar built ahead of time for the line must have been built from."""
+    from ..spark_version import parse_line
+
+    version = version or pyspark_version()
+    h = hashlib.sha256(f"format={_FORMAT}\nline={parse_line(version)}\n".encode())
+    for src in sources(version):
+        base = JAVA_DIR if src.is_relative_to(JAVA_DIR) else LINE_DIR
+        h.update(f"{base.name}/{src.relative_to(base)}".encode() + b"\0" + src.read_bytes() + b"\0")
+    return h.hexdigest()[:20]
+
+
+def prebuilt_jar(version: str | None = None) -> Path | None:
+    """The jar the wheel carries for the installed Spark line, when it was built from these
+    sources; None otherwise (then the jar is compiled on first use)."""
+    from ..spark_version import line_text, parse_line
+
+    version = version or pyspark_version()
+    jar = PREBUILT_DIR / f"giql-spark-jvm-spark-{line_text(parse_line(version))}.jar"
+    try:
+        with zipfile.ZipFile(jar) as z:
+            manifest = z.read("META-INF/MANIFEST.MF").decode()
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return None
+    return jar if f"Sources-Digest: {sources_digest(version)}" in manifest else None
+
+
+def is_extension_jar(path: str) -> bool:
+    """Whether ``path`` names giql-spark's jar: compiled (``giql-spark-jvm.jar``) or a wheel's
+    (``giql-spark-jvm-spark-<line>.jar``)."""
+    name = Path(path).name
+    return name == JAR_NAME or (name.startswith("giql-spark-jvm-spark-") and name.endswith(".jar"))
+
+
+_told = False
+
+
 def jar_path() -> Path:
-    """The path of the extension jar, compiling it first when no cached jar matches."""
+    """The path of the extension jar: the one the wheel carries for this Spark line, else one
+    compiled on first use (and cached) when no cached jar matches."""
+    global _told
+    prebuilt = prebuilt_jar()
+    if prebuilt is not None:
+        return prebuilt
     digest = source_hash()
     final = cache_root() / "jvm" / digest
     with _lock:
@@ -131,6 +178,10 @@ def jar_path() -> Path:
             return hit
         jar = final / JAR_NAME
         if not _valid(jar):
+            if not _told:  # once: the first Session waits for javac for a few seconds
+                print(f"giql-spark: compiling its Java operators for Spark {pyspark_version()} (first use, "
+                      "a few seconds; cached in " + str(cache_root() / "jvm") + ")", file=sys.stderr)
+                _told = True
             _build(final, pyspark_jars_dir(), pyspark_version())
         _cached[str(final)] = jar
         return jar
@@ -168,7 +219,7 @@ def _build(final: Path, jars: Path, version: str) -> None:
         jar = tmp / JAR_NAME
         with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: giql-spark\n"
-                       f"Spark-Version: {version}\n\n")
+                       f"Spark-Version: {version}\nSources-Digest: {sources_digest(version)}\n\n")
             # The data sources Spark finds by short name (format("giql-parquet")).
             z.writestr("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister",
                        f"{SINK_CLASS}\n{GENOMIC_CLASS}\n")
@@ -204,8 +255,23 @@ def build_for(spark: str | None = None, jars: Path | None = None,
     ``spark``: the line (``"3.5"``) or version the jar is for; default the installed PySpark's.
     ``jars``: the folder of that Spark's jars to compile against; default the installed
     PySpark's, which must then be of the named line. ``out``: where to copy the jar; default it
-    stays in the cache.
+    stays in the cache. A wheel's own jar for the line (``prebuilt/``) is taken as it is when
+    ``jars`` is not given.
     """
+
+    if spark and jars is None and (carried := prebuilt_jar(spark)) is not None:
+        jar = carried  # the wheel's jar for that line: no javac, no Spark of that line needed
+    else:
+        jar = _compiled_for(spark, jars)
+    if out:
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(jar, out)
+        return out
+    return jar
+
+
+def _compiled_for(spark: str | None, jars: Path | None) -> Path:
     from ..spark_version import line_text, parse_line
 
     jars = Path(jars) if jars else pyspark_jars_dir()
@@ -217,7 +283,7 @@ def build_for(spark: str | None = None, jars: Path | None = None,
             f"the jar for Spark {spark} must be compiled against Spark {line_text(parse_line(spark))}'s "
             f"jars, and {jars} holds Spark {found}'s: install pyspark=={line_text(parse_line(spark))}.* "
             "in this environment or pass --jars with that Spark's jars folder")
-    if jars == pyspark_jars_dir() and found == pyspark_version():
+    if jars == pyspark_jars_dir() and found == pyspark_version() and prebuilt_jar() is None:
         jar = jar_path()
     else:
         final = cache_root() / "jvm" / source_hash(found)
@@ -225,11 +291,6 @@ def build_for(spark: str | None = None, jars: Path | None = None,
             jar = final / JAR_NAME
             if not _valid(jar):
                 _build(final, jars, found)
-    if out:
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(jar, out)
-        return out
     return jar
 
 
