@@ -6,8 +6,15 @@
 
 Two sorted streams (``--rows`` intervals each over 23 chromosomes, widths drawn uniformly from
 ``[--min-width, --max-width]``, starts ``--gap`` apart on average) arrive as ``--batches``
-Parquet files per side; file ``k`` of each side holds every chromosome's stretch ``k`` of the
-genome, so each stream is in start order within each chromosome. Both engines read one file
+Parquet files per side, in one of three ``--layouts``, each a stream in (chromosome, start)
+order as a user's export might land:
+
+* ``stretch``: file ``k`` of each side holds every chromosome's stretch ``k`` of the genome;
+* ``chrom-slices``: each side sorted by (chromosome, start) and cut into ``--batches`` files of
+  equal rows, so a file holds one or two chromosomes;
+* ``chrom-files``: one file per chromosome (23 per side, whatever ``--batches``).
+
+Both engines read one file
 of each side per micro-batch (``maxFilesPerTrigger=1``, ``Trigger.AvailableNow``) and write
 the pairs to Spark's ``noop`` sink; output rows are counted by an observed metric.
 
@@ -57,8 +64,11 @@ ENGINES = ("giql", "spark")
 
 
 # --------------------------------------------------------------------------- data
+LAYOUTS = ("stretch", "chrom-slices", "chrom-files")
+
+
 def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_width: int, seed: int,
-             ride: bool = False) -> None:
+             ride: bool = False, layout: str = "stretch") -> None:
     """Both sides' files under ``root/a`` and ``root/b`` (skipped when present with the same parameters)."""
     import numpy as np
     import pyarrow as pa
@@ -66,7 +76,7 @@ def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_
 
     stamp = root / "params.json"
     params = {"rows": rows, "batches": batches, "gap": gap, "min_width": min_width, "max_width": max_width,
-              "seed": seed, **({"ride": True} if ride else {})}
+              "seed": seed, **({"ride": True} if ride else {}), **({"layout": layout} if layout != "stretch" else {})}
     if stamp.exists() and json.loads(stamp.read_text()) == params:
         return
     shutil.rmtree(root, ignore_errors=True)
@@ -92,7 +102,18 @@ def generate(root: Path, rows: int, batches: int, gap: int, min_width: int, max_
                             [pa.array(rng.random(j - i)), pa.array([[f"t{x % 7}", side] for x in range(i, j)])],
                             names=["score", "tags"])
                     parts[k].append(pa.table(cols))
-        t0 = time.time() - batches - 10
+        if layout != "stretch":  # the same rows, sorted by (chromosome, start), cut otherwise
+            # parts[k] holds each chromosome's stretch k, chromosomes in order: chromosome-major is
+            # each chromosome's stretches in k order
+            chroms = [pa.concat_tables([t for k in range(batches) for t in parts[k] if t["chrom"][0].as_py() == c])
+                      for c in CHROMS if any(t["chrom"][0].as_py() == c for k in range(batches) for t in parts[k])]
+            if layout == "chrom-files":
+                parts = [[t] for t in chroms]
+            else:
+                whole = pa.concat_tables(chroms)
+                bounds = np.linspace(0, whole.num_rows, batches + 1).astype(np.int64)
+                parts = [[whole.slice(bounds[k], bounds[k + 1] - bounds[k])] for k in range(batches)]
+        t0 = time.time() - len(parts) - 10
         for k, tables in enumerate(parts):
             path = root / side / f"{k:06d}.parquet"
             if tables:
@@ -295,7 +316,8 @@ def plot(results: list[dict], path: Path) -> None:
             x = [t - times[0] for t in times] if times else []
             # a run stopped after a few micro-batches has a few points: markers keep them visible
             ax.plot(x, [b["state"] for b in r["batches"]], marker="o" if len(x) < 10 else None,
-                    label=f"{r['engine']} (peak {r['peak_state']:,}"
+                    label=f"{r['engine']}{'' if r.get('layout', 'stretch') == 'stretch' else ', ' + r['layout']}"
+                          f" (peak {r['peak_state']:,}"
                           + (f", {len(x)} micro-batch(es) before the time limit)" if r.get("stopped") else ")"))
         ax.set_yscale("log")  # the two engines' state differs by orders of magnitude
         ax.set_title(join)
@@ -321,20 +343,23 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
         f"Command: `{command}`",
         "",
         f"Data: two sorted streams of {args.rows:,} intervals each, 23 chromosomes, widths uniform in "
-        f"[{args.min_width}, {args.max_width}], mean start gap {args.gap}; {args.batches} files per side, one file "
-        f"of each side per micro-batch. Master {args.master}, {args.partitions} shuffle partitions, driver memory "
+        f"[{args.min_width}, {args.max_width}], mean start gap {args.gap}; {args.batches} files per side "
+        "(`chrom-files`: one per chromosome), one file of each side per micro-batch; layouts (the module "
+        "docstring): `stretch`, a stretch of every chromosome per file; `chrom-slices`, the sorted table cut "
+        "into files of equal rows; `chrom-files`, a chromosome per file. "
+        f"Master {args.master}, {args.partitions} shuffle partitions, driver memory "
         f"{args.driver_memory}, {os.cpu_count()} cores on this machine (shared: other processes may have run)."
         + (" Every row carries a struct column `info struct<score: double, tags: array<string>>`, selected "
            "from both sides." if args.ride else "")
         + (f" Each query is stopped after {args.restart_after} micro-batches and restarted from its checkpoint "
            "(the wall time is both runs')." if args.restart_after else ""),
         "",
-        "| join | engine | wall s | input rows/s | rows/s over the micro-batches | micro-batches | rows in state per "
-        "micro-batch (min / median / max) | peak RSS (GiB) | pairs | batch join's pairs |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| layout | join | engine | wall s | input rows/s | rows/s over the micro-batches | micro-batches | rows in "
+        "state per micro-batch (min / median / max) | peak RSS (GiB) | pairs | batch join's pairs |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
-        done = (f"{len(r['batches'])} of {args.batches}, stopped at the {r['limit']:.0f} s limit"
+        done = (f"{len(r['batches'])} of {r.get('files', args.batches)}, stopped at the {r['limit']:.0f} s limit"
                 if r.get("stopped") else f"{len(r['batches'])}")
         rate = (f"{r['rate']:,.0f}" if r["batches"] or not r.get("stopped")
                 else f"none finished in {r['limit']:.0f} s")
@@ -347,11 +372,13 @@ def report(args, results: list[dict], command: str, png: Path) -> str:
         pairs = f"{r['output']:,}"
         if r["engine"] == "floor":
             r, pairs, same = {**r, "join": "none (union, count per chromosome)"}, "no join", "no join"
-        lines.append(f"| {r['join']} | {r['engine']} | {r['wall']:.1f} | {rate} | {over} | {done} | "
+        lines.append(f"| {r.get('layout', 'stretch')} | {r['join']} | {r['engine']} | {r['wall']:.1f} | {rate} | {over} | {done} | "
                      f"{states[0]:,} / {states[len(states) // 2]:,} / {states[-1]:,} | {r['rss'] / 2**30:.2f} | "
                      f"{pairs} | {same} |")
-    done = {j: [r["output"] for r in results if r["join"] == j and not r.get("stopped")] for j in JOINS}
-    ran = {j: sum(r["join"] == j for r in results) for j in JOINS}
+    done = {j: [r["output"] for r in results if r["join"] == j and not r.get("stopped")
+                and r.get("layout", "stretch") == results[0].get("layout", "stretch")] for j in JOINS}
+    ran = {j: sum(r["join"] == j and r.get("layout", "stretch") == results[0].get("layout", "stretch")
+                  for r in results) for j in JOINS}
     agree = ", ".join(
         f"{j} " + ("not compared (one engine ran)" if ran[j] < 2
                    else "not compared (one engine stopped at the time limit)" if len(v) < 2
@@ -383,7 +410,9 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=1000, help="the window join's W (b.start within a.start +- W)")
     ap.add_argument("--joins", default=",".join(JOINS))
     ap.add_argument("--engines", default=",".join(ENGINES))
-    ap.add_argument("--data", default=None, help="data directory (default: a temp dir named by --rows)")
+    ap.add_argument("--layouts", default="stretch", help=f"comma-separated, of {', '.join(LAYOUTS)}")
+    ap.add_argument("--data", default=None, help="data directory (default: a temp dir named by --rows; with "
+                                                 "several --layouts, one folder per layout under it)")
     ap.add_argument("--out", default=str(REPORTS_DIR / "STREAMING.md"))
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--partitions", type=int, default=2)
@@ -408,8 +437,12 @@ def main() -> None:
     args = ap.parse_args()
     if args.worker:
         return worker(args)
-    args.data = Path(args.data or Path(tempfile.gettempdir())
-                     / f"giql-streaming-{args.rows}-{args.batches}{'-ride' if args.ride else ''}")
+    layouts = args.layouts.split(",")
+    if not set(layouts) <= set(LAYOUTS):
+        ap.error(f"--layouts: {args.layouts!r}; each of {', '.join(LAYOUTS)}")
+    base = Path(args.data or Path(tempfile.gettempdir())
+                / f"giql-streaming-{args.rows}-{args.batches}{'-ride' if args.ride else ''}")
+    args.data = base
     out = Path(args.out)
     png = out.with_suffix(".png")
     if args.render:
@@ -424,27 +457,34 @@ def main() -> None:
             out.with_suffix(".json").write_text(json.dumps({"command": command, "results": results}, indent=1))
         print(f"wrote {out}, {png}")
         return
-    t0 = time.time()
-    generate(args.data, args.rows, args.batches, args.gap, args.min_width, args.max_width, args.seed, args.ride)
-    print(f"data in {args.data} ({time.time() - t0:.1f} s)", flush=True)
     engines = args.engines.split(",")
-    results = [run(args, j, e) for j in args.joins.split(",") for e in engines if e != "floor"]
-    if "floor" in engines:
-        results.append(run(args, "floor", "floor"))
-    if args.check:  # each join's batch count, in a process of its own
-        for j in args.joins.split(","):
-            result = Path(tempfile.mkstemp(prefix="giql-streaming-", suffix=".json")[1])
-            cmd = [sys.executable, __file__, "--worker", "--join", j, "--engine", "batch", "--result", str(result),
-                   "--data", str(args.data), "--window", str(args.window), "--master", args.master,
-                   "--partitions", str(args.partitions), "--driver-memory", args.driver_memory]
-            if args.ride:
-                cmd.append("--ride")
-            subprocess.run(cmd, check=True, capture_output=True)
-            count = json.loads(result.read_text())["count"]
-            result.unlink()
-            for r in results:
-                if r["join"] == j:
-                    r["batch_count"] = count
+    results = []
+    for layout in layouts:
+        args.data = base if layouts == ["stretch"] else base / layout
+        t0 = time.time()
+        generate(args.data, args.rows, args.batches, args.gap, args.min_width, args.max_width, args.seed, args.ride,
+                 layout)
+        print(f"{layout}: data in {args.data} ({time.time() - t0:.1f} s)", flush=True)
+        mine = [run(args, j, e) for j in args.joins.split(",") for e in engines if e != "floor"]
+        if "floor" in engines:
+            mine.append(run(args, "floor", "floor"))
+        if args.check:  # each join's batch count, in a process of its own
+            for j in args.joins.split(","):
+                result = Path(tempfile.mkstemp(prefix="giql-streaming-", suffix=".json")[1])
+                cmd = [sys.executable, __file__, "--worker", "--join", j, "--engine", "batch", "--result",
+                       str(result), "--data", str(args.data), "--window", str(args.window), "--master", args.master,
+                       "--partitions", str(args.partitions), "--driver-memory", args.driver_memory]
+                if args.ride:
+                    cmd.append("--ride")
+                subprocess.run(cmd, check=True, capture_output=True)
+                count = json.loads(result.read_text())["count"]
+                result.unlink()
+                for r in mine:
+                    if r["join"] == j:
+                        r["batch_count"] = count
+        for r in mine:
+            r["layout"], r["files"] = layout, len(file_rows(args.data))
+        results += mine
     plot(results, png)
     command = command_line("PYTHONPATH=src python")
     write_report(out, report(args, results, command, png), {"command": command, "results": results})
