@@ -78,6 +78,82 @@ def F_b(name):
     return F.col(f"b.{name}").alias(f"b_{name}")
 
 
+def side_oracle(left, right, k, max_gap, side):
+    """Per left row, the sorted (gap, lo, hi) of the right rows wholly on ``side`` of its hull
+    (left: hi <= its lo; right: lo >= its hi; ``..._or_meeting``: not wholly on the other side,
+    lo <= its hi or hi >= its lo): the k nearest and every row at the k-th's gap."""
+    out = {}
+    for i, (c, lo, hi) in enumerate(left):
+        picks = []
+        if None not in (c, lo, hi):
+            qlo, qhi = sorted((lo, hi))
+            cands = []
+            for rc, rlo, rhi in right:
+                if rc != c or None in (rlo, rhi):
+                    continue
+                xlo, xhi = sorted((rlo, rhi))
+                if side == "left" and xhi <= qlo:
+                    cands.append((qlo - xhi, xlo, xhi))
+                elif side == "right" and xlo >= qhi:
+                    cands.append((xlo - qhi, xlo, xhi))
+                elif (side == "left_or_meeting" and xlo <= qhi) or (side == "right_or_meeting" and xhi >= qlo):
+                    cands.append((gap((qlo, qhi), (xlo, xhi)), xlo, xhi))
+            cands = sorted(x for x in cands if max_gap is None or x[0] <= max_gap)
+            picks = cands[:k] + [x for x in cands[k:] if len(cands) >= k and x[0] == cands[k - 1][0]]
+        out[i] = picks
+    return out
+
+
+@SETTINGS
+@given(sides=SIDES, k=st.integers(1, 4), max_gap=st.one_of(st.none(), st.integers(0, 12)),
+       side=st.sampled_from(["left", "right", "left_or_meeting", "right_or_meeting"]),
+       index=st.sampled_from(["scan", "tree"]))
+def test_k_nearest_join_on_one_side_matches_the_oracle(jspark, sides, k, max_gap, side, index):
+    """``side``: only the right rows wholly before or after the left row's hull (a directed
+    closest's upstream or downstream rows), and with ``ties`` every one at the k-th's gap."""
+    left, right = sides
+    a, b = frame(jspark, left).alias("a"), frame(jspark, right).alias("b")
+    df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.lo", left_hi="a.hi", right_keys=["b.chrom"],
+                   right_lo="b.lo", right_hi="b.hi", how="left", algo="broadcast", build="right",
+                   index=index, nearest=k, maxgap="none" if max_gap is None else max_gap, ties="true",
+                   side=side)
+    assert "on the " + side.replace("_or_", " or ") in df._jdf.queryExecution().executedPlan().toString()
+    assert picks(df, "lo", "hi") == side_oracle(left, right, k, max_gap, side)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_k_nearest_join_on_one_side_on_the_merge_matches_the_oracle(jspark, tmp_path, seed):
+    """The same on sorted Parquet files, the merge split into 2 to 40 tasks: a task's right
+    rows within reach decide a row's side only when nothing outside can come nearer."""
+    import random
+
+    from test_jvm_merge import NATURAL, gen, register, sort_rows, write
+
+    rnd = random.Random(seed)
+    left = gen(seed, rnd.randrange(20, 70))
+    right = gen(seed + 100, rnd.randrange(1, 90))
+    write(tmp_path / "l", sort_rows(left, NATURAL[:5], "first"), row_group=rnd.choice([3, 7]), files=2)
+    write(tmp_path / "r", sort_rows(right, NATURAL[:5], "first"), row_group=rnd.choice([4, 50]))
+    register(jspark, "sl", str(tmp_path / "l"))
+    register(jspark, "sr", str(tmp_path / "r"))
+    k, side = rnd.randint(1, 3), ["left", "right", "left_or_meeting", "right_or_meeting"][seed]
+    jspark.conf.set("spark.giql.merge.tasks", str(rnd.choice([2, 6, 40])))
+    try:
+        a, b = jspark.table("sl").alias("a"), jspark.table("sr").alias("b")
+        df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.s", left_hi="a.e", right_keys=["b.chrom"],
+                       right_lo="b.s", right_hi="b.e", how="left", algo="merge", build="right", nearest=k,
+                       maxgap="none", ties="true", side=side)
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        got = picks(df, "s", "e")
+    finally:
+        jspark.conf.unset("spark.giql.merge.tasks")
+    assert "MergeIntervalJoin" in plan and "on the " + side.replace("_or_", " or ") in plan, plan
+    want = side_oracle([(r["chrom"], r["s"], r["e"]) for r in left],
+                       [(r["chrom"], r["s"], r["e"]) for r in right], k, None, side)
+    ids = [r["id"] for r in left]
+    assert got == {ids[i]: p for i, p in want.items()}
+
+
 def test_k_nearest_join_refuses_what_it_cannot_run(jspark):
     a = frame(jspark, [("c1", 1, 5)]).alias("a")
     b = frame(jspark, [("c1", 9, 12)]).alias("b")
@@ -91,7 +167,10 @@ def test_k_nearest_join_refuses_what_it_cannot_run(jspark):
         band_sql(["a"], "s", "e", ["b"], "s", "e", nearest=0)
     with pytest.raises(ValueError, match="non-negative integer"):
         band_sql(["a"], "s", "e", ["b"], "s", "e", nearest=1, maxgap="-2")
-    for options, words in (("nearest=0", "positive integer"), ("nearest=2;maxgap=x", "non-negative integer")):
+    with pytest.raises(ValueError, match="side"):
+        band_sql(["a"], "s", "e", ["b"], "s", "e", nearest=1, side="up")
+    for options, words in (("nearest=0", "positive integer"), ("nearest=2;maxgap=x", "non-negative integer"),
+                           ("nearest=1;side=up", "side=up is not one of both, left, right")):
         with pytest.raises(PySparkException) as err:
             jspark.sql(f"SELECT * FROM VALUES ('c', 1L, 2L) a(c, s, e) JOIN VALUES ('c', 1L, 2L) b(c, s, e) "
                        f"ON giql_band('{options}', a.c, a.s, a.e, b.c, b.s, b.e)").collect()

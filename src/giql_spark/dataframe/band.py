@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sqlglot
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 
 from ..errors import GiqlSparkError

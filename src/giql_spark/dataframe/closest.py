@@ -8,16 +8,23 @@ one-table form take the route bioframe itself takes, written for Spark:
 - **overlaps**: the overlap join (:func:`.overlap.overlap_spec`, run by the
   planner's choice of strategy);
 - **to the left** of a ``df1`` row: the ``k`` ``df2`` rows with the largest
-  ends ``<= start1``. ``df2``'s rows are numbered per chromosome by end, and
-  one window over both tables counts, for each ``df1`` row, the ``df2`` ends at
-  or before its start: the candidates are the ``k`` numbers up to that count,
-  fetched by an equi-join on (chromosome, number);
-- **to the right**: likewise, the ``k`` smallest starts ``>= end1``.
+  ends ``<= start1``; **to the right**: the ``k`` smallest starts ``>= end1``.
+  Where the session has the JVM extension, its k-nearest join finds them,
+  restricted to one side (``df2`` broadcast as an interval index, or the merge
+  of sorted files). Elsewhere ``df2``'s rows are numbered per chromosome by end
+  (start), and one window over both tables counts, for each ``df1`` row, the
+  ``df2`` ends at or before its start: the candidates are the ``k`` numbers up
+  to that count, fetched by an equi-join on (chromosome, number).
+
+Overlaps kept and one direction ignored, with no tie column and two tables,
+needs neither list nor window: per direction of the ``df1`` rows, one k-nearest
+join in the JVM over the rows that overlap or lie on the side looked to ranks
+them as bioframe does (:func:`_one_way_in_jvm`).
 
 Upstream and downstream are left and right, swapped for a ``df1`` row whose
 ``direction_col`` is ``"-"``. Each ``df1`` row then keeps its ``k`` best
-candidates by bioframe's key: an overlap first, then ``gap + 1``. Windows are
-per chromosome, so one chromosome is one task on this route.
+candidates by bioframe's key: an overlap first, then ``gap + 1``. The windows
+of the route without the extension are per chromosome, one task each.
 """
 
 from __future__ import annotations
@@ -132,7 +139,16 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
     options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
     plain = not (options or one_table or ignore_overlaps or ignore_upstream or ignore_downstream
                  or direction_col is not None or tie_breaking_col is not None)
-    if plain:
+    one_way = None
+    if not (plain or options or one_table or ignore_overlaps or tie_breaking_col is not None) \
+            and ignore_upstream != ignore_downstream:
+        one_way = _one_way_in_jvm(df1, df2, c1, c2, k, ignore_upstream, direction_col, op, (p1, p2))
+    if one_way is not None:
+        pairs = one_way.toDF(*[n + "__gs_1" for n in n1], *[n + "__gs_2" for n in n2], "distance")
+        row1 = [col(n + "__gs_1") for n in n1]
+        row2 = [col(n + "__gs_2") for n in n2]
+        distance = F.col("distance")
+    elif plain:
         # Renamed by position on top of the join (which keeps the output names, and so
         # the files' statistics, where they are distinct): distinct names to select by.
         pairs = nearest(df1, df2, k=k, suffixes=(p1, p2), cols1=c1, cols2=c2)
@@ -190,9 +206,10 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
     looks_right = (along & F.lit(not ignore_downstream)) | (~along & F.lit(not ignore_upstream))
     parts = []
     if not (ignore_upstream and ignore_downstream):
-        if kk == 1:  # the nearest on each side is the one beside the row in one window pass
+        sides = None if options else _in_jvm(left, right, looks_left, looks_right, kk)
+        if sides is None and kk == 1:  # the nearest on each side is the one beside the row in one window pass
             sides = [_beside(left, right, looks_left, looks_right)]
-        else:
+        elif sides is None:
             counted = _counted(left, right)
             sides = [_by_number(counted.where(looks), right, number, kk, side)
                      for number, side, looks in (("__gs_nl", "left", looks_left), ("__gs_nr", "right", looks_right))]
@@ -231,6 +248,62 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
                            F.lit(None).cast("long").alias("distance"))
     paired = rows.join(candidates, I1, "left")
     return paired.select(ROW1, ROW2, F.when(F.col(S).isNotNull(), _gap()).alias("distance"))
+
+
+def _one_way_in_jvm(df1: DataFrame, df2: DataFrame, c1, c2, k: int, ignore_upstream: bool, direction_col,
+                    op: str, suffixes) -> DataFrame | None:
+    """closest with overlaps kept, looking one way (upstream or downstream), no tie column: per
+    direction of the ``df1`` rows, one k-nearest join in the JVM restricted to the rows that
+    overlap a row or lie wholly on the side it looks to (:func:`.nearest._in_jvm` with a
+    ``side``). The operator ranks overlaps first, then by gap, as bioframe does, and keeps a row
+    with none: no window, no shuffle. None where the session has no such join.
+
+    ``df1``'s and ``df2``'s columns (by position, names as :func:`.nearest.nearest` gives them)
+    and ``distance``.
+    """
+    from .nearest import _in_jvm
+
+    p1, p2 = suffixes
+    names = [n + p1 for n in df1.columns] + [n + p2 for n in df2.columns] + ["distance"]
+    a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
+    along = F.coalesce(col(direction_col) != "-", F.lit(True)) if direction_col else F.lit(True)
+    # a row along its direction ("+", or none) has upstream on its left: it looks right when
+    # upstream is ignored; a "-" row the other way
+    along_side = "right_or_meeting" if ignore_upstream else "left_or_meeting"
+    against_side = "left_or_meeting" if ignore_upstream else "right_or_meeting"
+    parts = []
+    for rows, side in ((a.where(along), along_side), (a.where(~along), against_side)):
+        if direction_col is None and side == against_side:
+            continue
+        joined = _in_jvm(rows, b, c1, c2, None, None, k, None, names, side=side)
+        if joined is None:
+            return None
+        parts.append(joined)
+    return parts[0] if len(parts) == 1 else parts[0].union(parts[1])
+
+
+def _in_jvm(left: DataFrame, right: DataFrame, looks_left: Column, looks_right: Column, kk: int):
+    """The hits of each side as :func:`_by_number` gives them, from the JVM's k-nearest join
+    restricted to that side (``right`` broadcast as an interval index), or None where the
+    session has no such join.
+
+    The hulls are the half-open rows' ``[start, end]``: the operator's left side is then
+    ``end2 <= start1`` and its right side ``start2 >= end1``, the lists' own tests, and its gap
+    theirs. It returns every row at the ``kk``-th's gap (``ties``), so the ranking by (gap + 1,
+    tie value, ...) that follows picks among all the tied rows, as the tie column asks.
+    """
+    from .engine import jvm_nearest
+
+    hits = []
+    for side, looks in (("left", looks_left), ("right", looks_right)):
+        rows = left.where(looks).select(I1, F.col(K).alias("__gs_k1"), F.col(S).alias("__gs_s1"),
+                                        F.col(E).alias("__gs_e1"))
+        joined = jvm_nearest(rows, right, ["`__gs_k1`"], ("`__gs_s1`", "`__gs_e1`"), [f"`{K}`"],
+                             (f"`{S}`", f"`{E}`"), kk, None, how="inner", ties=True, side=side)
+        if joined is None:
+            return None
+        hits.append(joined.select(I1, *right.columns, (_gap() + 1).alias(RANK), "__gs_s1", "__gs_e1"))
+    return hits
 
 
 def _beside(left: DataFrame, right: DataFrame, looks_left: Column, looks_right: Column) -> DataFrame:

@@ -85,17 +85,19 @@ def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: di
 
 
 def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull,
-                k: int, max_gap: int | None, stats_sides=None) -> DataFrame | None:
-    """The k-nearest join in the JVM (:func:`giql_spark.joins.jvm.nearest_join`, a left join)
-    on the operator :func:`giql_spark.runtime.nearest_choice` picks, or None where neither
-    the merge nor the broadcast can run it."""
+                k: int, max_gap: int | None, stats_sides=None, *, how: str = "left", ties: bool = False,
+                side: str = "both") -> DataFrame | None:
+    """The k-nearest join in the JVM (:func:`giql_spark.joins.jvm.nearest_join`, a left join
+    unless ``how``; ``ties`` and ``side`` as there) on the operator
+    :func:`giql_spark.runtime.nearest_choice` picks, or None where neither the merge nor the
+    broadcast can run it."""
     from ..joins import jvm
 
     choice = runtime.nearest_choice(left, right, left_keys, left_hull, right_keys, right_hull, k, stats_sides)
     if choice.strategy is None:
         return None
     return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap,
-                            algo=runtime.NEAREST_ALGO[choice.strategy])
+                            how=how, ties=ties, algo=runtime.NEAREST_ALGO[choice.strategy], side=side)
 
 
 def nearest_candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec) -> DataFrame:

@@ -94,18 +94,20 @@ def merge_join(left: DataFrame, right: DataFrame, spec: JoinSpec, *, dry_run: bo
 
 def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_hull: tuple[str, str],
                  right_keys: list[str], right_hull: tuple[str, str], k: int, max_gap: int | None = None,
-                 how: str = "left", ties: bool = False, algo: str = "broadcast") -> DataFrame:
+                 how: str = "left", ties: bool = False, algo: str = "broadcast", side: str = "both") -> DataFrame:
     """Each ``left`` row with the ``k`` ``right`` rows of equal keys whose closed hulls
     ``[lo, hi]`` are nearest to its own (gap 0 when they share a point), nearest first by
     (gap, lo, hi); with ``max_gap``, only rows within that gap; with ``ties``, also every row
-    whose (gap, lo, hi) equals the k-th's. ``how``: ``left`` keeps a row with none (NULL right
+    whose (gap, lo, hi) equals the k-th's. ``side``: ``left`` or ``right`` counts only the rows
+    wholly before (``hi <= lo`` of the row) or after (``lo >= hi``) the row's hull, and ``ties``
+    then brings every one at the k-th's gap. ``how``: ``left`` keeps a row with none (NULL right
     columns), ``inner`` drops it. ``right`` is broadcast as an index; nothing crosses into
     Python. Expressions are SQL over the two sides' columns."""
     from ..jvm.join import band_sql
 
     marker = band_sql(list(left_keys), *left_hull, list(right_keys), *right_hull, algo=algo, build="right",
                       nearest=str(int(k)), maxgap="none" if max_gap is None else str(int(max_gap)),
-                      ties="true" if ties else None)
+                      ties="true" if ties else None, side=None if side == "both" else side)
     return left.join(right, F.expr(marker), _SPARK_HOW[how])
 
 

@@ -15,21 +15,47 @@ import java.io.Serializable;
  * gap of the k-th entry to the right of the query (the entries are sorted by lo, so the k-th is
  * found by index). Only near the end of a group, where fewer than k entries lie to the right, is
  * d found by doubling.
+ *
+ * <p>With a {@link #side}, only the entries wholly on that side of the query count: {@code LEFT},
+ * those with {@code hi <= qlo}; {@code RIGHT}, those with {@code lo >= qhi} (for half-open
+ * intervals passed as [start, end], the rows ending at or before the query's start, or starting
+ * at or after its end: a directed closest's upstream or downstream rows). Their gap is then
+ * {@code qlo - hi} or {@code lo - qhi}, and with {@link #ties} every entry at the k-th's gap comes
+ * too, whatever its lo and hi (a caller ranking by a column of its own needs them).
+ * {@code LEFT_OR_MEETING} and {@code RIGHT_OR_MEETING} count the entries meeting the query (gap
+ * 0) too, and leave out only those wholly on the other side ({@code lo > qhi}, or
+ * {@code hi < qlo}): a closest that keeps overlaps and looks one way, in hulls where meeting is
+ * overlapping.
  */
 public final class Nearest implements Serializable {
   private static final long serialVersionUID = 1L;
   public final int k;
   public final long maxGap; // < 0: no limit
   public final boolean ties;
+  public final int side; // BOTH, LEFT, RIGHT, LEFT_OR_MEETING or RIGHT_OR_MEETING
+
+  public static final int BOTH = 0;
+  public static final int LEFT = -1;
+  public static final int RIGHT = 1;
+  public static final int LEFT_OR_MEETING = -2;
+  public static final int RIGHT_OR_MEETING = 2;
 
   public Nearest(int k, long maxGap) {
     this(k, maxGap, false);
   }
 
   public Nearest(int k, long maxGap, boolean ties) {
+    this(k, maxGap, ties, BOTH);
+  }
+
+  public Nearest(int k, long maxGap, boolean ties, int side) {
+    if (side < LEFT_OR_MEETING || side > RIGHT_OR_MEETING) {
+      throw new IllegalArgumentException("side " + side + " is not one of Nearest's sides");
+    }
     this.k = k;
     this.maxGap = maxGap;
     this.ties = ties;
+    this.side = side;
   }
 
   /** Per-task scratch space. */
@@ -43,6 +69,10 @@ public final class Nearest implements Serializable {
   public void find(IntervalIndex idx, int g, long qlo, long qhi, Scratch sc,
       IntervalIndex.IntBuffer out) {
     out.clear();
+    if (side != BOTH) {
+      findSide(idx, g, qlo, qhi, sc, out);
+      return;
+    }
     IntervalIndex.IntBuffer found = sc.found;
     found.clear();
     idx.query(g, qlo, qhi, -1, found);
@@ -70,6 +100,93 @@ public final class Nearest implements Serializable {
       }
     }
     select(idx, qlo, qhi, found, sc, out);
+  }
+
+  /**
+   * The nearest entries of group {@code g} on {@link #side} of [qlo, qhi]. The entries on a side
+   * within gap d are those of the window [qlo - d, qlo] (or [qhi, qhi + d]; with the meeting ones,
+   * [qlo - d, qhi] or [qlo, qhi + d]) that lie on the side, so d grows until the window holds k of them, or reaches the limit or the
+   * group's end. The first d is a guess from the sorted starts: on the right exact, the k-th start
+   * at or after qhi; on the left, the k-th start before qlo (an entry starting there ends later).
+   */
+  private void findSide(IntervalIndex idx, int g, long qlo, long qhi, Scratch sc,
+      IntervalIndex.IntBuffer out) {
+    IntervalIndex.IntBuffer found = sc.found;
+    int s = idx.groupStart[g];
+    int e = idx.groupStart[g + 1];
+    long[] lo = idx.lo;
+    long limit = limit();
+    if (s == e) return;
+    boolean toRight = side > 0;
+    boolean meeting = side == LEFT_OR_MEETING || side == RIGHT_OR_MEETING;
+    long d;
+    if (toRight) {
+      int right = IntervalIndex.lowerBound(lo, s, e, qhi);
+      d = right + k - 1 < e ? lo[right + k - 1] - qhi : (right < e ? lo[e - 1] - qhi : 0);
+    } else {
+      int before = IntervalIndex.lowerBound(lo, s, e, qlo == Long.MAX_VALUE ? qlo : qlo + 1);
+      d = before - k >= s ? qlo - lo[before - k] : (before > s ? qlo - lo[s] : 0);
+    }
+    d = Math.max(1, Math.min(d, limit));
+    while (true) {
+      found.clear();
+      if (toRight) {
+        idx.query(g, meeting ? qlo : qhi, plus(qhi, d), -1, found);
+      } else {
+        idx.query(g, minus(qlo, d), meeting ? qhi : qlo, -1, found);
+      }
+      if (!meeting) { // the window's entries that reach into the query are not wholly on the side
+        int n = 0;
+        for (int i = 0; i < found.n; i++) {
+          int x = found.a[i];
+          if (toRight ? lo[x] >= qhi : idx.hi[x] <= qlo) found.a[n++] = x;
+        }
+        found.n = n;
+      }
+      int n = found.n;
+      // every entry on the side ends at or after qlo (so starts before qhi + d when the window
+      // reaches the last start), or starts at or before qhi (so after qlo - d when it reaches the
+      // first)
+      boolean all = toRight ? plus(qhi, d) >= lo[e - 1] : minus(qlo, d) <= lo[s];
+      if (n >= k || all || d >= limit) break;
+      d = d > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : d * 2;
+    }
+    selectSide(idx, qlo, qhi, found, sc, out);
+  }
+
+  /** {@code found}'s first k by (gap, lo, hi, entry), then with ties all at the k-th's gap. */
+  private void selectSide(IntervalIndex idx, long qlo, long qhi, IntervalIndex.IntBuffer found,
+      Scratch sc, IntervalIndex.IntBuffer out) {
+    int n = found.n;
+    if (sc.gap.length < n) sc.gap = new long[Math.max(n, sc.gap.length * 2)];
+    long[] gap = sc.gap;
+    int[] a = found.a;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      long gx = gap(idx, a[i], qlo, qhi);
+      if (gx <= limit()) {
+        gap[m] = gx;
+        a[m++] = a[i];
+      }
+    }
+    // sort the m candidates by (gap, lo, hi, entry): few beyond k in practice
+    for (int i = 1; i < m; i++) {
+      int x = a[i];
+      long gx = gap[i];
+      int j = i;
+      while (j > 0 && before(idx, gx, x, gap[j - 1], a[j - 1])) {
+        gap[j] = gap[j - 1];
+        a[j] = a[j - 1];
+        j--;
+      }
+      gap[j] = gx;
+      a[j] = x;
+    }
+    int take = Math.min(k, m);
+    if (ties && take == k) {
+      while (take < m && gap[take] == gap[k - 1]) take++;
+    }
+    for (int i = 0; i < take; i++) out.add(a[i]);
   }
 
   /**
@@ -152,6 +269,8 @@ public final class Nearest implements Serializable {
   @Override
   public String toString() {
     return "nearest " + k + (maxGap < 0 ? "" : " within gap " + maxGap)
-        + (ties ? " with ties" : "");
+        + (ties ? " with ties" : "") + (side == LEFT ? " on the left" : side == RIGHT ? " on the right"
+            : side == LEFT_OR_MEETING ? " on the left or meeting"
+            : side == RIGHT_OR_MEETING ? " on the right or meeting" : "");
   }
 }

@@ -41,10 +41,12 @@ final class BandParams implements Serializable {
   final int nearest; // k of a k-nearest join; 0 = an overlap join
   final long maxGap; // a k-nearest join's largest gap; -1 = none
   final boolean ties; // a k-nearest join also returns the rows tied with the k-th
+  final String side; // a k-nearest join's side: both, left or right
 
   private BandParams(String algo, String build, String index, long tile, int nearest,
-      long maxGap, boolean ties) {
+      long maxGap, boolean ties, String side) {
     this.ties = ties;
+    this.side = side;
     this.algo = algo;
     this.build = build;
     this.index = index;
@@ -63,6 +65,7 @@ final class BandParams implements Serializable {
     kv.put("nearest", "none");
     kv.put("maxgap", "none");
     kv.put("ties", "false");
+    kv.put("side", "both");
     if (text != null) {
       for (String part : text.split("[;,]")) {
         String p = part.trim();
@@ -76,7 +79,7 @@ final class BandParams implements Serializable {
         if (!kv.containsKey(k)) {
           throw new IllegalArgumentException(
               "giql_band has no option '" + k + "' (options: algo, build, index, tile, nearest,"
-              + " maxgap, ties)");
+              + " maxgap, ties, side)");
         }
         kv.put(k, v);
       }
@@ -85,6 +88,7 @@ final class BandParams implements Serializable {
     check("build", kv.get("build"), "auto", "left", "right");
     check("index", kv.get("index"), "auto", "tree", "scan");
     check("ties", kv.get("ties"), "false", "true");
+    check("side", kv.get("side"), "both", "left", "right", "left_or_meeting", "right_or_meeting");
     long tile = "auto".equals(kv.get("tile")) ? 0 : number("tile", kv.get("tile"), 1, "auto");
     long k = "none".equals(kv.get("nearest")) ? 0 : number("nearest", kv.get("nearest"), 1, null);
     if (k > Integer.MAX_VALUE - 8) {
@@ -93,7 +97,7 @@ final class BandParams implements Serializable {
     long maxGap = "none".equals(kv.get("maxgap")) ? -1
         : number("maxgap", kv.get("maxgap"), 0, "none");
     return new BandParams(kv.get("algo"), kv.get("build"), kv.get("index"), tile, (int) k,
-        maxGap, "true".equals(kv.get("ties")));
+        maxGap, "true".equals(kv.get("ties")), kv.get("side"));
   }
 
   /** {@code value} as a whole number of at least {@code min}; else a readable error. */
@@ -120,11 +124,22 @@ final class BandParams implements Serializable {
         "giql_band option " + key + "=" + value + " is not one of " + String.join(", ", allowed));
   }
 
+  /** {@link #side} as {@link io.giql.spark.index.Nearest}'s. */
+  int nearestSide() {
+    switch (side) {
+      case "left": return io.giql.spark.index.Nearest.LEFT;
+      case "right": return io.giql.spark.index.Nearest.RIGHT;
+      case "left_or_meeting": return io.giql.spark.index.Nearest.LEFT_OR_MEETING;
+      case "right_or_meeting": return io.giql.spark.index.Nearest.RIGHT_OR_MEETING;
+      default: return io.giql.spark.index.Nearest.BOTH;
+    }
+  }
+
   @Override
   public String toString() {
     return "algo=" + algo + ";build=" + build + ";index=" + index + ";tile="
         + (tile == 0 ? "auto" : String.valueOf(tile))
         + (nearest > 0 ? ";nearest=" + nearest + ";maxgap=" + (maxGap < 0 ? "none" : maxGap)
-            + (ties ? ";ties=true" : "") : "");
+            + (ties ? ";ties=true" : "") + ("both".equals(side) ? "" : ";side=" + side) : "");
   }
 }
