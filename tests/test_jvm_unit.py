@@ -1,11 +1,13 @@
 """The JVM side's Java unit tests (interval index, merge sweep), compiled against the jar.
 
-They run in a plain JVM, without a SparkSession: see ``giql_spark/jvm/java-test/``.
+They run in a plain JVM, without a SparkSession: see ``tests/jvm/java/`` (outside the
+installed package).
 """
 
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("javac") is None and not os.environ
 
 
 def test_java_unit_tests_pass():
-    result = build.run_unit_tests()
+    result = build.run_unit_tests(Path(__file__).parent / "jvm" / "java")
     out = result.stdout + result.stderr
     summary = re.findall(r"^(\d+) passed, (\d+) failed$", result.stdout, flags=re.M)
     assert summary, out[-4000:]

@@ -35,7 +35,6 @@ from pathlib import Path
 
 JAVA_DIR = Path(__file__).resolve().parent / "java"
 LINE_DIR = Path(__file__).resolve().parent / "java-spark"
-TEST_DIR = Path(__file__).resolve().parent / "java-test"  # unit tests; not in the jar
 TEST_MAIN = "io.giql.spark.UnitTests"
 SINK_CLASS = "io.giql.spark.write.ParquetSink"  # the giql-parquet data source
 GENOMIC_CLASS = "io.giql.spark.genomic.GenomicSource"  # the giql-genomic data source
@@ -304,8 +303,9 @@ _JAVA_OPENS = [
 ]
 
 
-def run_unit_tests(timeout: float = 600) -> subprocess.CompletedProcess:
-    """Compile the JVM unit tests (``java-test/``) against the jar and run them.
+def run_unit_tests(test_dir: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Compile the JVM unit tests under ``test_dir`` (the repository's ``tests/jvm/java/``,
+    not part of the installed package) against the jar and run them.
 
     The tests are compiled with the same javac and classpath as the jar (plus the jar itself)
     into a temporary folder, and run with ``java``; the result's stdout ends with
@@ -314,9 +314,9 @@ def run_unit_tests(timeout: float = 600) -> subprocess.CompletedProcess:
     """
     jar = jar_path()
     jars = pyspark_jars_dir()
-    srcs = sorted(TEST_DIR.rglob("*.java"))
+    srcs = sorted(Path(test_dir).rglob("*.java"))
     if not srcs:
-        raise JvmBuildError(f"no Java tests under {TEST_DIR}")
+        raise JvmBuildError(f"no Java tests under {test_dir}")
     cp = os.pathsep.join([str(jar), str(jars / "*")])
     with tempfile.TemporaryDirectory(prefix="giql-jvm-tests-") as tmp:
         classes = Path(tmp) / "classes"
