@@ -99,7 +99,7 @@ public final class Nearest implements Serializable {
         }
       }
     }
-    select(idx, qlo, qhi, found, sc, out);
+    select(idx, qlo, qhi, found, sc, out, false);
   }
 
   /**
@@ -151,51 +151,17 @@ public final class Nearest implements Serializable {
       if (n >= k || all || d >= limit) break;
       d = d > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : d * 2;
     }
-    selectSide(idx, qlo, qhi, found, sc, out);
-  }
-
-  /** {@code found}'s first k by (gap, lo, hi, entry), then with ties all at the k-th's gap. */
-  private void selectSide(IntervalIndex idx, long qlo, long qhi, IntervalIndex.IntBuffer found,
-      Scratch sc, IntervalIndex.IntBuffer out) {
-    int n = found.n;
-    if (sc.gap.length < n) sc.gap = new long[Math.max(n, sc.gap.length * 2)];
-    long[] gap = sc.gap;
-    int[] a = found.a;
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-      long gx = gap(idx, a[i], qlo, qhi);
-      if (gx <= limit()) {
-        gap[m] = gx;
-        a[m++] = a[i];
-      }
-    }
-    // sort the m candidates by (gap, lo, hi, entry): few beyond k in practice
-    for (int i = 1; i < m; i++) {
-      int x = a[i];
-      long gx = gap[i];
-      int j = i;
-      while (j > 0 && before(idx, gx, x, gap[j - 1], a[j - 1])) {
-        gap[j] = gap[j - 1];
-        a[j] = a[j - 1];
-        j--;
-      }
-      gap[j] = gx;
-      a[j] = x;
-    }
-    int take = Math.min(k, m);
-    if (ties && take == k) {
-      while (take < m && gap[take] == gap[k - 1]) take++;
-    }
-    for (int i = 0; i < take; i++) out.add(a[i]);
+    select(idx, qlo, qhi, found, sc, out, true);
   }
 
   /**
    * The first k of {@code found} by (gap, lo, hi, entry), in that order, into {@code out}; with
-   * ties, then the others whose (gap, lo, hi) equals the k-th's. Every such entry is in
-   * {@code found}: its gap is the k-th's, within the window searched.
+   * ties, then the others whose (gap, lo, hi) equals the k-th's, or with {@code gapTies} whose
+   * gap alone does. Every such entry is in {@code found}: its gap is the k-th's, within the
+   * window searched.
    */
   private void select(IntervalIndex idx, long qlo, long qhi, IntervalIndex.IntBuffer found,
-      Scratch sc, IntervalIndex.IntBuffer out) {
+      Scratch sc, IntervalIndex.IntBuffer out, boolean gapTies) {
     int n = found.n;
     if (ties) {
       if (sc.all.length < n) sc.all = new int[Math.max(n, sc.all.length * 2)];
@@ -230,13 +196,22 @@ public final class Nearest implements Serializable {
       long g = gap[k - 1];
       for (int i = 0; i < n; i++) {
         int x = sc.all[i];
-        // the tied entries already taken are those up to the k-th in entry order
-        if (x > last && idx.lo[x] == idx.lo[last] && idx.hi[x] == idx.hi[last]
-            && gap(idx, x, qlo, qhi) == g) {
+        if (gap(idx, x, qlo, qhi) != g) continue;
+        if (gapTies) {
+          if (!among(a, k, x)) out.add(x);
+        } else if (x > last && idx.lo[x] == idx.lo[last] && idx.hi[x] == idx.hi[last]) {
+          // the tied entries already taken are those up to the k-th in entry order
           out.add(x);
         }
       }
     }
+  }
+
+  private static boolean among(int[] a, int n, int x) {
+    for (int i = 0; i < n; i++) {
+      if (a[i] == x) return true;
+    }
+    return false;
   }
 
   /** The gap between entry {@code x}'s closed hull and [qlo, qhi] (0 when they share a point). */
