@@ -5,7 +5,7 @@
 
 The scale benchmark's uniform files (``harness/data.py``: hg38-shaped, sorted), a ``strand``
 column added (``+`` for even starts). Each contender runs in its own process: giql-spark in one
-local Spark (local[2], driver memory 12g, 8 shuffle partitions, warmed up by one untimed overlap), each function's
+local Spark (local[2], driver memory 12g unless ``--driver-memory``, 8 shuffle partitions, warmed up by one untimed overlap), each function's
 result written to Parquet as a user would; bioframe on pandas frames read with
 ``pd.read_parquet``, its result a pandas frame. Rounds: ``--rounds`` per function, the median
 reported. Rows are compared per function (the same count from both, or the run is flagged).
@@ -67,12 +67,12 @@ def _bioframe_ops(bf, pd, a, b, sizes):
     }
 
 
-def child(contender: str, size: int, rounds: int, ops: list[str]) -> None:
+def child(contender: str, size: int, rounds: int, ops: list[str], memory: str = "12g") -> None:
     """One contender's runs; prints one JSON line per function."""
     left, right = data_paths("uniform", size)
     import pandas as pd
 
-    pa_, pb = pd.read_parquet(left), pd.read_parquet(right)
+    pa_ = pd.read_parquet(left)
     sizes = {c: int(e) for c, e in pa_.groupby("chrom")["end"].max().items()}
     if contender == "bioframe":
         import bioframe as bf
@@ -95,7 +95,7 @@ def child(contender: str, size: int, rounds: int, ops: list[str]) -> None:
 
     from harness.spark import local_spark
 
-    spark = local_spark("local[2]", "12g", 8)
+    spark = local_spark("local[2]", memory, 8)
     spark.sparkContext.setLogLevel("ERROR")
     a = spark.read.parquet(str(left)).withColumn("strand", F.when(F.col("start") % 2 == 0, "+").otherwise("-"))
     b = spark.read.parquet(str(right))
@@ -118,11 +118,12 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--out", type=Path, default=Path("benchmarks/reports/BREADTH-1M.md"))
+    p.add_argument("--driver-memory", default="12g", help="giql-spark's driver memory (its JVM heap)")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     ops = [o for o in args.ops.split(",") if o]
     if args.child:
-        child(args.child, args.size, args.rounds, ops)
+        child(args.child, args.size, args.rounds, ops, args.driver_memory)
         return
     import os
 
@@ -130,7 +131,8 @@ def main() -> None:
     results = {}
     for contender in ("giql-spark", "bioframe"):
         done = run_measured([sys.executable, __file__, "--child", contender, "--size", str(args.size),
-                             "--rounds", str(args.rounds), "--ops", ",".join(ops)], timeout=3600)
+                             "--rounds", str(args.rounds), "--ops", ",".join(ops),
+                             "--driver-memory", args.driver_memory], timeout=3600)
         runs = {r["op"]: r for r in map(json.loads, filter(None, done.stdout.splitlines()))}
         results[contender] = {"runs": runs, "rss": done.rss, "returncode": done.returncode,
                               "error": done.stderr[-2000:] if done.returncode else ""}
@@ -139,7 +141,7 @@ def main() -> None:
              f"`{command_line()}`", "",
              f"Load average at the start {load[0]:.2f}, at the end {load_end[0]:.2f}. "
              f"Seconds: median ({args.rounds} rounds, min-max). giql-spark writes each result to Parquet "
-             "(local[2]); bioframe returns a pandas frame (its time includes reading the files once).", "",
+             f"(local[2], driver memory {args.driver_memory}); bioframe returns a pandas frame (its time includes reading the files once).", "",
              "| function | giql-spark | bioframe | ratio | rows (giql-spark / bioframe) |", "|---|---|---|---|---|"]
     for op in ops:
         g, b = results["giql-spark"]["runs"].get(op), results["bioframe"]["runs"].get(op)
