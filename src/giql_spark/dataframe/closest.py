@@ -139,29 +139,24 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
     options = strategy_options(strategy, bin_size=bin_size, tile_size=tile_size)
     plain = not (options or one_table or ignore_overlaps or ignore_upstream or ignore_downstream
                  or direction_col is not None or tie_breaking_col is not None)
-    one_way = None
-    if not (plain or options or one_table or ignore_overlaps or tie_breaking_col is not None) \
-            and ignore_upstream != ignore_downstream:
-        one_way = _one_way_in_jvm(df1, df2, c1, c2, k, ignore_upstream, direction_col, op, (p1, p2))
-    if one_way is not None:
-        pairs = one_way.toDF(*[n + "__gs_1" for n in n1], *[n + "__gs_2" for n in n2], "distance")
-        row1 = [col(n + "__gs_1") for n in n1]
-        row2 = [col(n + "__gs_2") for n in n2]
-        distance = F.col("distance")
+    flat = None  # the pairs as nearest() returns them: both rows' columns flat, and distance
+    if ignore_upstream != ignore_downstream and not (options or one_table or ignore_overlaps
+                                                     or tie_breaking_col is not None):
+        flat = _one_way_in_jvm(df1, df2, c1, c2, k, ignore_upstream, direction_col, op, (p1, p2))
     elif plain:
+        flat = nearest(df1, df2, k=k, suffixes=(p1, p2), cols1=c1, cols2=c2)
+    if flat is not None:
         # Renamed by position on top of the join (which keeps the output names, and so
         # the files' statistics, where they are distinct): distinct names to select by.
-        pairs = nearest(df1, df2, k=k, suffixes=(p1, p2), cols1=c1, cols2=c2)
-        pairs = pairs.toDF(*[n + "__gs_1" for n in n1], *[n + "__gs_2" for n in n2], "distance")
+        pairs = flat.toDF(*[n + "__gs_1" for n in n1], *[n + "__gs_2" for n in n2], "distance")
         row1 = [col(n + "__gs_1") for n in n1]
         row2 = [col(n + "__gs_2") for n in n2]
-        distance = F.col("distance")
     else:
         pairs = _directed(df1, None if one_table else df2, c1, c2, k, ignore_overlaps, ignore_upstream,
                           ignore_downstream, direction_col, tie_breaking_col, op, options)
         row1 = [F.col(ROW1).getField(n) for n in n1]
         row2 = [F.col(ROW2).getField(n) for n in n2]
-        distance = F.col("distance")
+    distance = F.col("distance")
 
     out = []
     if return_input:
@@ -196,7 +191,7 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
     # The search carries ids and coordinates only; whole rows join the k picks at the end.
     left = a.where(valid(c1)).select(
         F.col(I1), col(c1[0]).alias(K), col(c1[1]).cast("long").alias(S), col(c1[2]).cast("long").alias(E),
-        (F.coalesce(col(direction_col) != "-", F.lit(True)) if direction_col else F.lit(True)).alias("__gs_along"))
+        _along(direction_col).alias("__gs_along"))
     right = b.where(valid(c2)).select(
         F.col(I2), col(c2[0]).alias(K), col(c2[1]).cast("long").alias(S), col(c2[2]).cast("long").alias(E),
         tie_value.alias(TIE))
@@ -206,7 +201,7 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
     looks_right = (along & F.lit(not ignore_downstream)) | (~along & F.lit(not ignore_upstream))
     parts = []
     if not (ignore_upstream and ignore_downstream):
-        sides = None if options else _in_jvm(left, right, looks_left, looks_right, kk)
+        sides = None if options else _sides_in_jvm(left, right, looks_left, looks_right, kk)
         if sides is None and kk == 1:  # the nearest on each side is the one beside the row in one window pass
             sides = [_beside(left, right, looks_left, looks_right)]
         elif sides is None:
@@ -266,15 +261,15 @@ def _one_way_in_jvm(df1: DataFrame, df2: DataFrame, c1, c2, k: int, ignore_upstr
     p1, p2 = suffixes
     names = [n + p1 for n in df1.columns] + [n + p2 for n in df2.columns] + ["distance"]
     a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
-    along = F.coalesce(col(direction_col) != "-", F.lit(True)) if direction_col else F.lit(True)
+    along = _along(direction_col)
     # a row along its direction ("+", or none) has upstream on its left: it looks right when
     # upstream is ignored; a "-" row the other way
-    along_side = "right_or_meeting" if ignore_upstream else "left_or_meeting"
-    against_side = "left_or_meeting" if ignore_upstream else "right_or_meeting"
+    along_side, against_side = ("right_or_meeting", "left_or_meeting") if ignore_upstream \
+        else ("left_or_meeting", "right_or_meeting")
+    groups = [(a, along_side)] if direction_col is None else \
+        [(a.where(along), along_side), (a.where(~along), against_side)]
     parts = []
-    for rows, side in ((a.where(along), along_side), (a.where(~along), against_side)):
-        if direction_col is None and side == against_side:
-            continue
+    for rows, side in groups:
         joined = _in_jvm(rows, b, c1, c2, None, None, k, None, names, side=side)
         if joined is None:
             return None
@@ -282,7 +277,13 @@ def _one_way_in_jvm(df1: DataFrame, df2: DataFrame, c1, c2, k: int, ignore_upstr
     return parts[0] if len(parts) == 1 else parts[0].union(parts[1])
 
 
-def _in_jvm(left: DataFrame, right: DataFrame, looks_left: Column, looks_right: Column, kk: int):
+def _along(direction_col) -> Column:
+    """True for a row read along its direction: any ``direction_col`` but ``"-"`` (NULL too),
+    and every row without one."""
+    return F.coalesce(col(direction_col) != "-", F.lit(True)) if direction_col else F.lit(True)
+
+
+def _sides_in_jvm(left: DataFrame, right: DataFrame, looks_left: Column, looks_right: Column, kk: int):
     """The hits of each side as :func:`_by_number` gives them, from the JVM's k-nearest join
     restricted to that side (``right`` broadcast as an interval index), or None where the
     session has no such join.

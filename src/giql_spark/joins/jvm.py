@@ -100,7 +100,8 @@ def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_h
     (gap, lo, hi); with ``max_gap``, only rows within that gap; with ``ties``, also every row
     whose (gap, lo, hi) equals the k-th's. ``side``: ``left`` or ``right`` counts only the rows
     wholly before (``hi <= lo`` of the row) or after (``lo >= hi``) the row's hull, and ``ties``
-    then brings every one at the k-th's gap. ``how``: ``left`` keeps a row with none (NULL right
+    then brings every one at the k-th's gap; ``left_or_meeting`` / ``right_or_meeting`` also the
+    rows meeting the hull (gap 0), leaving out only those wholly on the other side. ``how``: ``left`` keeps a row with none (NULL right
     columns), ``inner`` drops it. ``right`` is broadcast as an index; nothing crosses into
     Python. Expressions are SQL over the two sides' columns."""
     from ..jvm.join import band_sql

@@ -40,6 +40,27 @@ public final class Nearest implements Serializable {
   public static final int LEFT_OR_MEETING = -2;
   public static final int RIGHT_OR_MEETING = 2;
 
+  /** The sides by name (giql_band's option {@code side}), and their codes in the same order. */
+  public static final String[] SIDE_NAMES =
+      {"both", "left", "right", "left_or_meeting", "right_or_meeting"};
+  private static final int[] SIDE_CODES = {BOTH, LEFT, RIGHT, LEFT_OR_MEETING, RIGHT_OR_MEETING};
+
+  /** The side called {@code name}, one of {@link #SIDE_NAMES}. */
+  public static int side(String name) {
+    for (int i = 0; i < SIDE_NAMES.length; i++) {
+      if (SIDE_NAMES[i].equals(name)) return SIDE_CODES[i];
+    }
+    throw new IllegalArgumentException("side " + name + " is not one of "
+        + String.join(", ", SIDE_NAMES));
+  }
+
+  private static String sideName(int side) {
+    for (int i = 0; i < SIDE_CODES.length; i++) {
+      if (SIDE_CODES[i] == side) return SIDE_NAMES[i];
+    }
+    throw new IllegalArgumentException("side " + side + " is not one of Nearest's sides");
+  }
+
   public Nearest(int k, long maxGap) {
     this(k, maxGap, false);
   }
@@ -49,9 +70,7 @@ public final class Nearest implements Serializable {
   }
 
   public Nearest(int k, long maxGap, boolean ties, int side) {
-    if (side < LEFT_OR_MEETING || side > RIGHT_OR_MEETING) {
-      throw new IllegalArgumentException("side " + side + " is not one of Nearest's sides");
-    }
+    sideName(side); // a side Nearest knows, or IllegalArgumentException
     this.k = k;
     this.maxGap = maxGap;
     this.ties = ties;
@@ -105,8 +124,8 @@ public final class Nearest implements Serializable {
   /**
    * The nearest entries of group {@code g} on {@link #side} of [qlo, qhi]. The entries on a side
    * within gap d are those of the window [qlo - d, qlo] (or [qhi, qhi + d]; with the meeting ones,
-   * [qlo - d, qhi] or [qlo, qhi + d]) that lie on the side, so d grows until the window holds k of them, or reaches the limit or the
-   * group's end. The first d is a guess from the sorted starts: on the right exact, the k-th start
+   * [qlo - d, qhi] or [qlo, qhi + d]) that lie on the side, so d grows until the window holds k
+   * of them, or reaches the limit or the group's end. The first d is a guess from the sorted starts: on the right exact, the k-th start
    * at or after qhi; on the left, the k-th start before qlo (an entry starting there ends later).
    */
   private void findSide(IntervalIndex idx, int g, long qlo, long qhi, Scratch sc,
@@ -136,12 +155,12 @@ public final class Nearest implements Serializable {
         idx.query(g, minus(qlo, d), meeting ? qhi : qlo, -1, found);
       }
       if (!meeting) { // the window's entries that reach into the query are not wholly on the side
-        int n = 0;
+        int kept = 0;
         for (int i = 0; i < found.n; i++) {
           int x = found.a[i];
-          if (toRight ? lo[x] >= qhi : idx.hi[x] <= qlo) found.a[n++] = x;
+          if (toRight ? lo[x] >= qhi : idx.hi[x] <= qlo) found.a[kept++] = x;
         }
-        found.n = n;
+        found.n = kept;
       }
       int n = found.n;
       // every entry on the side ends at or after qlo (so starts before qhi + d when the window
@@ -244,8 +263,7 @@ public final class Nearest implements Serializable {
   @Override
   public String toString() {
     return "nearest " + k + (maxGap < 0 ? "" : " within gap " + maxGap)
-        + (ties ? " with ties" : "") + (side == LEFT ? " on the left" : side == RIGHT ? " on the right"
-            : side == LEFT_OR_MEETING ? " on the left or meeting"
-            : side == RIGHT_OR_MEETING ? " on the right or meeting" : "");
+        + (ties ? " with ties" : "")
+        + (side == BOTH ? "" : " on the " + sideName(side).replace('_', ' '));
   }
 }

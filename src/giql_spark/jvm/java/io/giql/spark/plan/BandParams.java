@@ -41,7 +41,7 @@ final class BandParams implements Serializable {
   final int nearest; // k of a k-nearest join; 0 = an overlap join
   final long maxGap; // a k-nearest join's largest gap; -1 = none
   final boolean ties; // a k-nearest join also returns the rows tied with the k-th
-  final String side; // a k-nearest join's side: both, left or right
+  final String side; // a k-nearest join's side, one of Nearest.SIDE_NAMES
 
   private BandParams(String algo, String build, String index, long tile, int nearest,
       long maxGap, boolean ties, String side) {
@@ -88,7 +88,7 @@ final class BandParams implements Serializable {
     check("build", kv.get("build"), "auto", "left", "right");
     check("index", kv.get("index"), "auto", "tree", "scan");
     check("ties", kv.get("ties"), "false", "true");
-    check("side", kv.get("side"), "both", "left", "right", "left_or_meeting", "right_or_meeting");
+    check("side", kv.get("side"), io.giql.spark.index.Nearest.SIDE_NAMES);
     long tile = "auto".equals(kv.get("tile")) ? 0 : number("tile", kv.get("tile"), 1, "auto");
     long k = "none".equals(kv.get("nearest")) ? 0 : number("nearest", kv.get("nearest"), 1, null);
     if (k > Integer.MAX_VALUE - 8) {
@@ -126,13 +126,7 @@ final class BandParams implements Serializable {
 
   /** {@link #side} as {@link io.giql.spark.index.Nearest}'s. */
   int nearestSide() {
-    switch (side) {
-      case "left": return io.giql.spark.index.Nearest.LEFT;
-      case "right": return io.giql.spark.index.Nearest.RIGHT;
-      case "left_or_meeting": return io.giql.spark.index.Nearest.LEFT_OR_MEETING;
-      case "right_or_meeting": return io.giql.spark.index.Nearest.RIGHT_OR_MEETING;
-      default: return io.giql.spark.index.Nearest.BOTH;
-    }
+    return io.giql.spark.index.Nearest.side(side);
   }
 
   @Override
