@@ -37,13 +37,16 @@ def gap(a, b):
     return max(0, bl - ah, al - bh)
 
 
-def oracle(left, right, k, max_gap, how):
+def oracle(left, right, k, max_gap, how, keep=None):
+    """``keep(i, j)``: whether left row i may pair with right row j at all (a condition met
+    before the search), or None."""
     out = {}
     for i, (c, lo, hi) in enumerate(left):
         picks = []
         if None not in (c, lo, hi):
             cands = sorted((gap((lo, hi), (rlo, rhi)), min(rlo, rhi), max(rlo, rhi))
-                           for rc, rlo, rhi in right if rc == c and None not in (rlo, rhi))
+                           for j, (rc, rlo, rhi) in enumerate(right)
+                           if rc == c and None not in (rlo, rhi) and (keep is None or keep(i, j)))
             picks = [x for x in cands if max_gap is None or x[0] <= max_gap][:k]
         if picks or how == "left":
             out[i] = picks
@@ -78,7 +81,7 @@ def F_b(name):
     return F.col(f"b.{name}").alias(f"b_{name}")
 
 
-def side_oracle(left, right, k, max_gap, side):
+def side_oracle(left, right, k, max_gap, side, keep=None):
     """Per left row, the sorted (gap, lo, hi) of the right rows wholly on ``side`` of its hull
     (left: hi <= its lo; right: lo >= its hi; ``..._or_meeting``: not wholly on the other side,
     lo <= its hi or hi >= its lo): the k nearest and every row at the k-th's gap."""
@@ -88,8 +91,8 @@ def side_oracle(left, right, k, max_gap, side):
         if None not in (c, lo, hi):
             qlo, qhi = sorted((lo, hi))
             cands = []
-            for rc, rlo, rhi in right:
-                if rc != c or None in (rlo, rhi):
+            for j, (rc, rlo, rhi) in enumerate(right):
+                if rc != c or None in (rlo, rhi) or (keep is not None and not keep(i, j)):
                     continue
                 xlo, xhi = sorted((rlo, rhi))
                 if side == "left" and xhi <= qlo:
@@ -107,18 +110,22 @@ def side_oracle(left, right, k, max_gap, side):
 @SETTINGS
 @given(sides=SIDES, k=st.integers(1, 4), max_gap=st.one_of(st.none(), st.integers(0, 12)),
        side=st.sampled_from(["left", "right", "left_or_meeting", "right_or_meeting"]),
-       index=st.sampled_from(["scan", "tree"]))
-def test_k_nearest_join_on_one_side_matches_the_oracle(jspark, sides, k, max_gap, side, index):
+       index=st.sampled_from(["scan", "tree"]), prefilter=st.booleans())
+def test_k_nearest_join_on_one_side_matches_the_oracle(jspark, sides, k, max_gap, side, index, prefilter):
     """``side``: only the right rows wholly before or after the left row's hull (a directed
-    closest's upstream or downstream rows), and with ``ties`` every one at the k-th's gap."""
+    closest's upstream or downstream rows), and with ``ties`` every one at the k-th's gap; with
+    ``prefilter``, among the rows that meet the rest of the condition."""
+    from pyspark.sql import functions as F
+
     left, right = sides
     a, b = frame(jspark, left).alias("a"), frame(jspark, right).alias("b")
     df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.lo", left_hi="a.hi", right_keys=["b.chrom"],
                    right_lo="b.lo", right_hi="b.hi", how="left", algo="broadcast", build="right",
                    index=index, nearest=k, maxgap="none" if max_gap is None else max_gap, ties="true",
-                   side=side)
+                   side=side, residual=F.expr(KEEP_SQL) if prefilter else None,
+                   prefilter="true" if prefilter else None)
     assert "on the " + side.replace("_or_", " or ") in df._jdf.queryExecution().executedPlan().toString()
-    assert picks(df, "lo", "hi") == side_oracle(left, right, k, max_gap, side)
+    assert picks(df, "lo", "hi") == side_oracle(left, right, k, max_gap, side, keep if prefilter else None)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -126,6 +133,8 @@ def test_k_nearest_join_on_one_side_on_the_merge_matches_the_oracle(jspark, tmp_
     """The same on sorted Parquet files, the merge split into 2 to 40 tasks: a task's right
     rows within reach decide a row's side only when nothing outside can come nearer."""
     import random
+
+    from pyspark.sql import functions as F
 
     from test_jvm_merge import NATURAL, gen, register, sort_rows, write
 
@@ -140,18 +149,54 @@ def test_k_nearest_join_on_one_side_on_the_merge_matches_the_oracle(jspark, tmp_
     jspark.conf.set("spark.giql.merge.tasks", str(rnd.choice([2, 6, 40])))
     try:
         a, b = jspark.table("sl").alias("a"), jspark.table("sr").alias("b")
+        # odd seeds: among the right rows that meet the rest of the condition (ids: see keep_ids)
+        prefilter = seed % 2 == 1
         df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.s", left_hi="a.e", right_keys=["b.chrom"],
                        right_lo="b.s", right_hi="b.e", how="left", algo="merge", build="right", nearest=k,
-                       maxgap="none", ties="true", side=side)
+                       maxgap="none", ties="true", side=side,
+                       residual=F.expr(KEEP_SQL) if prefilter else None, prefilter="true" if prefilter else None)
         plan = df._jdf.queryExecution().executedPlan().toString()
         got = picks(df, "s", "e")
     finally:
         jspark.conf.unset("spark.giql.merge.tasks")
     assert "MergeIntervalJoin" in plan and "on the " + side.replace("_or_", " or ") in plan, plan
     want = side_oracle([(r["chrom"], r["s"], r["e"]) for r in left],
-                       [(r["chrom"], r["s"], r["e"]) for r in right], k, None, side)
+                       [(r["chrom"], r["s"], r["e"]) for r in right], k, None, side,
+                       keep_ids(left, right) if prefilter else None)
     ids = [r["id"] for r in left]
     assert got == {ids[i]: p for i, p in want.items()}
+
+
+# the rest of the join's condition: the same id (a self-join's own row) and every third right row out
+KEEP_SQL = "a.id <> b.id AND b.id % 3 <> 1"
+
+
+def keep(i, j):
+    return i != j and j % 3 != 1
+
+
+def keep_ids(left, right):
+    """:func:`keep` by the rows' ``id`` values, for rows listed in another order than their ids."""
+    return lambda i, j: keep(left[i]["id"], right[j]["id"])
+
+
+@SETTINGS
+@given(sides=SIDES, k=st.integers(1, 4), max_gap=st.one_of(st.none(), st.integers(0, 12)),
+       how=st.sampled_from(["left", "inner"]), index=st.sampled_from(["scan", "tree"]))
+def test_k_nearest_among_the_rows_the_condition_accepts(jspark, sides, k, max_gap, how, index):
+    """``prefilter=true``: the k nearest among the right rows that meet the rest of the join's
+    condition, so a row still gets k where the nearest fail it (the default filters the k
+    nearest, which may leave fewer)."""
+    from pyspark.sql import functions as F
+
+    left, right = sides
+    a, b = frame(jspark, left).alias("a"), frame(jspark, right).alias("b")
+    kw = dict(left_keys=["a.chrom"], left_lo="a.lo", left_hi="a.hi", right_keys=["b.chrom"], right_lo="b.lo",
+              right_hi="b.hi", how=how, algo="broadcast", build="right", index=index, nearest=k,
+              maxgap="none" if max_gap is None else max_gap, residual=F.expr(KEEP_SQL), prefilter="true")
+    df = band_join(a, b, **kw)
+    assert "among the rows the condition accepts" in df._jdf.queryExecution().executedPlan().toString()
+    assert picks(df, "lo", "hi") == oracle(left, right, k, max_gap, how, keep)
 
 
 def test_k_nearest_join_refuses_what_it_cannot_run(jspark):
@@ -186,6 +231,8 @@ def test_k_nearest_join_on_the_merge_matches_the_oracle(jspark, tmp_path, seed):
     key's right rows) or not."""
     import random
 
+    from pyspark.sql import functions as F
+
     from test_jvm_merge import NATURAL, gen, register, sort_rows, write
 
     spark = jspark
@@ -204,17 +251,20 @@ def test_k_nearest_join_on_the_merge_matches_the_oracle(jspark, tmp_path, seed):
     how = rnd.choice(["left", "inner"])
     a, b = spark.table("nl").alias("a"), spark.table("nr").alias("b")
     spark.conf.set("spark.giql.merge.tasks", str(tasks))
+    # three seeds: the k nearest among the right rows that meet the rest of the condition
+    prefilter = seed in (2, 5, 7)
     try:
         df = band_join(a, b, left_keys=["a.chrom"], left_lo="a.s", left_hi="a.e", right_keys=["b.chrom"],
                        right_lo="b.s", right_hi="b.e", how=how, algo="merge", build="right", nearest=k,
-                       maxgap="none" if max_gap is None else max_gap)
+                       maxgap="none" if max_gap is None else max_gap,
+                       residual=F.expr(KEEP_SQL) if prefilter else None, prefilter="true" if prefilter else None)
         plan = df._jdf.queryExecution().executedPlan().toString()
         got = picks(df, "s", "e")
     finally:
         spark.conf.unset("spark.giql.merge.tasks")
     assert "MergeIntervalJoin" in plan and "nearest" in plan, plan
     want = oracle([(r["chrom"], r["s"], r["e"]) for r in left], [(r["chrom"], r["s"], r["e"]) for r in right],
-                  k, max_gap, how)
+                  k, max_gap, how, keep_ids(left, right) if prefilter else None)
     ids = [r["id"] for r in left]
     assert got == {ids[i]: p for i, p in want.items()}
 

@@ -16,6 +16,9 @@ one-table form take the route bioframe itself takes, written for Spark:
   ``df2`` ends at or before its start: the candidates are the ``k`` numbers up
   to that count, fetched by an equi-join on (chromosome, number).
 
+The one-table form with no option is one k-nearest self-join in the JVM whose
+search leaves each row's own copy out (:func:`_others_in_jvm`).
+
 Overlaps kept and one direction ignored, with no tie column and two tables,
 needs neither list nor window: per direction of the ``df1`` rows, one k-nearest
 join in the JVM over the rows that overlap or lie on the side looked to ranks
@@ -143,6 +146,9 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
     if ignore_upstream != ignore_downstream and not (options or one_table or ignore_overlaps
                                                      or tie_breaking_col is not None):
         flat = _one_way_in_jvm(df1, df2, c1, c2, k, ignore_upstream, direction_col, op, (p1, p2))
+    elif one_table and not (options or ignore_overlaps or ignore_upstream or ignore_downstream
+                            or direction_col is not None or tie_breaking_col is not None):
+        flat = _others_in_jvm(df1, c1, k, op, (p1, p2))
     elif plain:
         flat = nearest(df1, df2, k=k, suffixes=(p1, p2), cols1=c1, cols2=c2)
     if flat is not None:
@@ -275,6 +281,28 @@ def _one_way_in_jvm(df1: DataFrame, df2: DataFrame, c1, c2, k: int, ignore_upstr
             return None
         parts.append(joined)
     return parts[0] if len(parts) == 1 else parts[0].union(parts[1])
+
+
+def _others_in_jvm(df: DataFrame, c, k: int, op: str, suffixes) -> DataFrame | None:
+    """The one-table form with bioframe's defaults: each row's ``k`` closest *other* rows, from
+    one k-nearest self-join in the JVM whose search leaves the row's own copy out (numbered by
+    ``monotonically_increasing_id``, both sides reading the same numbers), so its ``k`` come from
+    the others as the ranking asks: no candidate lists, no window, no shuffle. None where the
+    session has no such join.
+
+    ``df``'s columns twice (by position, names as :func:`.nearest.nearest` gives them) and
+    ``distance``.
+    """
+    from .nearest import _in_jvm
+
+    p1, p2 = suffixes
+    a = checked(df, c, "df1", op).withColumn(I1, F.monotonically_increasing_id())
+    names = [n + p1 for n in a.columns] + [n + p2 for n in a.columns]
+    joined = _in_jvm(a, a, c, c, None, None, k, None, names, distinct=(I1, I1))
+    if joined is None:
+        return None
+    width = len(a.columns)  # the id is the last column of each side
+    return joined.select(*[joined.columns[i] for i in range(2 * width + 1) if i not in (width - 1, 2 * width - 1)])
 
 
 def _along(direction_col) -> Column:

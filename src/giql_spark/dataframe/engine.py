@@ -86,9 +86,9 @@ def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: di
 
 def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull,
                 k: int, max_gap: int | None, stats_sides=None, *, how: str = "left", ties: bool = False,
-                side: str = "both") -> DataFrame | None:
+                side: str = "both", condition: str | None = None) -> DataFrame | None:
     """The k-nearest join in the JVM (:func:`giql_spark.joins.jvm.nearest_join`, a left join
-    unless ``how``; ``ties`` and ``side`` as there) on the operator
+    unless ``how``; ``ties``, ``side`` and ``condition`` as there) on the operator
     :func:`giql_spark.runtime.nearest_choice` picks, or None where neither the merge nor the
     broadcast can run it."""
     from ..joins import jvm
@@ -97,7 +97,8 @@ def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_k
     if choice.strategy is None:
         return None
     return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap,
-                            how=how, ties=ties, algo=runtime.NEAREST_ALGO[choice.strategy], side=side)
+                            how=how, ties=ties, algo=runtime.NEAREST_ALGO[choice.strategy], side=side,
+                            condition=condition)
 
 
 def nearest_candidates(targets: DataFrame, refs: DataFrame, spec: NearestSpec) -> DataFrame:

@@ -94,7 +94,8 @@ def merge_join(left: DataFrame, right: DataFrame, spec: JoinSpec, *, dry_run: bo
 
 def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_hull: tuple[str, str],
                  right_keys: list[str], right_hull: tuple[str, str], k: int, max_gap: int | None = None,
-                 how: str = "left", ties: bool = False, algo: str = "broadcast", side: str = "both") -> DataFrame:
+                 how: str = "left", ties: bool = False, algo: str = "broadcast", side: str = "both",
+                 condition: str | None = None) -> DataFrame:
     """Each ``left`` row with the ``k`` ``right`` rows of equal keys whose closed hulls
     ``[lo, hi]`` are nearest to its own (gap 0 when they share a point), nearest first by
     (gap, lo, hi); with ``max_gap``, only rows within that gap; with ``ties``, also every row
@@ -102,14 +103,18 @@ def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_h
     wholly before (``hi <= lo`` of the row) or after (``lo >= hi``) the row's hull, and ``ties``
     then brings every one at the k-th's gap; ``left_or_meeting`` / ``right_or_meeting`` also the
     rows meeting the hull (gap 0), leaving out only those wholly on the other side. ``how``: ``left`` keeps a row with none (NULL right
-    columns), ``inner`` drops it. ``right`` is broadcast as an index; nothing crosses into
-    Python. Expressions are SQL over the two sides' columns."""
+    columns), ``inner`` drops it. ``condition``: SQL over both sides' columns that a pair must
+    meet; the ``k`` are the nearest among the ``right`` rows that meet it (a self-join leaving
+    each row's own out), not the nearest then filtered. ``right`` is broadcast as an index;
+    nothing crosses into Python. Expressions are SQL over the two sides' columns."""
     from ..jvm.join import band_sql
 
     marker = band_sql(list(left_keys), *left_hull, list(right_keys), *right_hull, algo=algo, build="right",
                       nearest=str(int(k)), maxgap="none" if max_gap is None else str(int(max_gap)),
-                      ties="true" if ties else None, side=None if side == "both" else side)
-    return left.join(right, F.expr(marker), _SPARK_HOW[how])
+                      ties="true" if ties else None, side=None if side == "both" else side,
+                      prefilter="true" if condition else None)
+    on = marker if not condition else f"{marker} AND ({condition})"
+    return left.join(right, F.expr(on), _SPARK_HOW[how])
 
 
 def _merge_session_refusal(session) -> str | None:

@@ -27,7 +27,8 @@ JOIN_TYPES = {
 OPTIONS = {"algo": ("auto", "broadcast", "sweep", "merge"), "build": ("auto", "left", "right"),
            "index": ("auto", "tree", "scan"), "tile": ("auto", "<positive integer>"),
            "nearest": ("<positive integer>",), "maxgap": ("none", "<non-negative integer>"),
-           "ties": ("false", "true"), "side": ("both", "left", "right", "left_or_meeting", "right_or_meeting")}
+           "ties": ("false", "true"), "side": ("both", "left", "right", "left_or_meeting", "right_or_meeting"),
+           "prefilter": ("false", "true")}
 # option -> (smallest whole number it takes, the word it also takes)
 _NUMBERS = {"tile": (1, "auto"), "nearest": (1, None), "maxgap": (0, "none")}
 

@@ -607,6 +607,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
           ? UnsafeProjection.create(p.streamTypes)
           : null;
       this.values = EntryResidual.of(residual, idx, p.buildRight);
+      this.accept = p.nearest != null && p.nearest.filtered && residual != null ? this::holds : null;
       this.buildRow = new UnsafeRow(p.buildFields);
       this.nullBuild = new GenericInternalRow(p.buildFields);
       this.matchedBuild = p.mode == Mode.MARK ? new long[(idx.numRows() + 63) >>> 6] : null;
@@ -629,6 +630,21 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
 
     private InternalRow asUnsafe(InternalRow r) {
       return r instanceof UnsafeRow ? r : streamToUnsafe.apply(r);
+    }
+
+    /**
+     * Whether the residual holds for the current stream row and entry {@code entry}: a filtered
+     * k-nearest join's search asks it of each entry it finds (null: the join is not one).
+     */
+    private final Nearest.Accept accept;
+
+    private boolean holds(int entry) {
+      int v = values == null ? FastResidual.UNKNOWN : values.eval(entry);
+      if (v != FastResidual.UNKNOWN || residual == null) return v != FastResidual.FALSE;
+      idx.pointTo(buildRow, idx.rowOf[entry]);
+      pair(cur, buildRow);
+      return p.buildRight ? residual.holds(cur, buildRow, joined)
+          : residual.holds(buildRow, cur, joined);
     }
 
     /** Loads the candidates of the current stream row. */
@@ -665,7 +681,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     private void probe(int g) {
       if (values != null) values.stream(cur);
       if (p.nearest != null) {
-        p.nearest.find(idx, g, curLo, curHi, nearScratch, cand);
+        p.nearest.find(idx, g, curLo, curHi, nearScratch, cand, accept);
       } else {
         hint = idx.query(g, curLo, curHi, hint, cand);
       }
@@ -677,7 +693,9 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
         if (cur != null) {
           while (candPos < cand.n) {
             int entry = cand.a[candPos++];
-            int v = values == null ? FastResidual.UNKNOWN : values.eval(entry);
+            // a filtered search's entries have met the residual already
+            int v = accept != null ? FastResidual.TRUE
+                : values == null ? FastResidual.UNKNOWN : values.eval(entry);
             if (v == FastResidual.FALSE) continue;
             int r = idx.rowOf[entry];
             idx.pointTo(buildRow, r);

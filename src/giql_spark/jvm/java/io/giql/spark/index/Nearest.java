@@ -26,6 +26,11 @@ import java.io.Serializable;
  * 0) too, and leave out only those wholly on the other side ({@code lo > qhi}, or
  * {@code hi < qlo}): a closest that keeps overlaps and looks one way, in hulls where meeting is
  * overlapping.
+ *
+ * <p>With {@link #filtered}, only the entries an {@link Accept} lets through count: the k nearest
+ * among the rows that meet the rest of a join's condition (a row's own entry left out of its
+ * search in a self-join, say), where without it the condition would filter the k nearest after
+ * the search and leave fewer than k.
  */
 public final class Nearest implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -33,6 +38,13 @@ public final class Nearest implements Serializable {
   public final long maxGap; // < 0: no limit
   public final boolean ties;
   public final int side; // BOTH, LEFT, RIGHT, LEFT_OR_MEETING or RIGHT_OR_MEETING
+  public final boolean filtered; // the join's residual picks the entries searched, not the found
+
+  /** Whether an entry may be among the nearest (a join's residual, asked during the search). */
+  @FunctionalInterface
+  public interface Accept {
+    boolean test(int entry);
+  }
 
   public static final int BOTH = 0;
   public static final int LEFT = -1;
@@ -70,7 +82,12 @@ public final class Nearest implements Serializable {
   }
 
   public Nearest(int k, long maxGap, boolean ties, int side) {
+    this(k, maxGap, ties, side, false);
+  }
+
+  public Nearest(int k, long maxGap, boolean ties, int side, boolean filtered) {
     sideName(side); // a side Nearest knows, or IllegalArgumentException
+    this.filtered = filtered;
     this.k = k;
     this.maxGap = maxGap;
     this.ties = ties;
@@ -87,38 +104,55 @@ public final class Nearest implements Serializable {
   /** Fills {@code out} with the nearest entries of group {@code g}, nearest first. */
   public void find(IntervalIndex idx, int g, long qlo, long qhi, Scratch sc,
       IntervalIndex.IntBuffer out) {
+    find(idx, g, qlo, qhi, sc, out, null);
+  }
+
+  /**
+   * Fills {@code out} with the nearest entries of group {@code g} that {@code accept} lets
+   * through (all of them when it is null), nearest first.
+   */
+  public void find(IntervalIndex idx, int g, long qlo, long qhi, Scratch sc,
+      IntervalIndex.IntBuffer out, Accept accept) {
     out.clear();
     if (side != BOTH) {
-      findSide(idx, g, qlo, qhi, sc, out);
+      findSide(idx, g, qlo, qhi, sc, out, accept);
       return;
     }
     IntervalIndex.IntBuffer found = sc.found;
     found.clear();
     idx.query(g, qlo, qhi, -1, found);
+    keep(found, accept);
     long limit = limit();
     if (found.n < k && limit > 0) {
       int s = idx.groupStart[g];
       int e = idx.groupStart[g + 1];
       long[] lo = idx.lo;
       int right = IntervalIndex.lowerBound(lo, s, e, qhi == Long.MAX_VALUE ? qhi : qhi + 1);
-      long d;
-      if (right + k - 1 < e) {
-        d = Math.min(lo[right + k - 1] - qhi, limit);
+      // the gap of the k-th entry to the right: the window then holds k entries, unless the
+      // accepted are fewer, when it doubles as near a group's end
+      long d = right + k - 1 < e ? lo[right + k - 1] - qhi : 1;
+      while (true) {
+        d = Math.min(d, limit);
         found.clear();
         idx.query(g, minus(qlo, d), plus(qhi, d), -1, found);
-      } else {
-        d = 1;
-        while (true) {
-          d = Math.min(d, limit);
-          found.clear();
-          idx.query(g, minus(qlo, d), plus(qhi, d), -1, found);
-          boolean all = minus(qlo, d) <= lo[s] && plus(qhi, d) >= lo[e - 1];
-          if (found.n >= k || all || d == limit) break;
-          d = d > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : d * 2;
-        }
+        keep(found, accept);
+        boolean all = minus(qlo, d) <= lo[s] && plus(qhi, d) >= lo[e - 1];
+        if (found.n >= k || all || d == limit) break;
+        d = d > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : d * 2;
       }
     }
     select(idx, qlo, qhi, found, sc, out, false);
+  }
+
+  /** Leaves in {@code found} only the entries {@code accept} lets through. */
+  private static void keep(IntervalIndex.IntBuffer found, Accept accept) {
+    if (accept == null) return;
+    int kept = 0;
+    for (int i = 0; i < found.n; i++) {
+      int x = found.a[i];
+      if (accept.test(x)) found.a[kept++] = x;
+    }
+    found.n = kept;
   }
 
   /**
@@ -129,7 +163,7 @@ public final class Nearest implements Serializable {
    * at or after qhi; on the left, the k-th start before qlo (an entry starting there ends later).
    */
   private void findSide(IntervalIndex idx, int g, long qlo, long qhi, Scratch sc,
-      IntervalIndex.IntBuffer out) {
+      IntervalIndex.IntBuffer out, Accept accept) {
     IntervalIndex.IntBuffer found = sc.found;
     int s = idx.groupStart[g];
     int e = idx.groupStart[g + 1];
@@ -162,6 +196,7 @@ public final class Nearest implements Serializable {
         }
         found.n = kept;
       }
+      keep(found, accept);
       int n = found.n;
       // every entry on the side ends at or after qlo (so starts before qhi + d when the window
       // reaches the last start), or starts at or before qhi (so after qlo - d when it reaches the
@@ -264,6 +299,7 @@ public final class Nearest implements Serializable {
   public String toString() {
     return "nearest " + k + (maxGap < 0 ? "" : " within gap " + maxGap)
         + (ties ? " with ties" : "")
-        + (side == BOTH ? "" : " on the " + sideName(side).replace('_', ' '));
+        + (side == BOTH ? "" : " on the " + sideName(side).replace('_', ' '))
+        + (filtered ? " among the rows the condition accepts" : "");
   }
 }

@@ -183,7 +183,8 @@ public final class BandJoinStrategy extends SparkStrategy {
               + " its right side, which is indexed; this join is " + j.joinType()
               + (swap ? " with the sides the other way round" : ""));
         }
-        Nearest near = new Nearest(params.nearest, params.maxGap, params.ties, params.nearestSide());
+        Nearest near = new Nearest(params.nearest, params.maxGap, params.ties, params.nearestSide(),
+            params.prefilter);
         if ("merge".equals(params.algo)) {
           // sorted Parquet files: each key's right rows indexed in turn, nothing broadcast
           String[] why = new String[1];

@@ -28,7 +28,11 @@ import java.util.Map;
  *       hulls meet; {@code maxgap}: only right rows within that gap ({@code none} = any);
  *       {@code ties=true}: also every right row whose (gap, lo, hi) equals the k-th's.
  *       Planned only as the broadcast join building the right side (inner or left outer):
- *       {@code BandJoinStrategy} refuses it otherwise, so the marker is never evaluated.</li>
+ *       {@code BandJoinStrategy} refuses it otherwise, so the marker is never evaluated.
+ *       {@code side}: one of {@code Nearest.SIDE_NAMES}. {@code prefilter}: {@code false}
+ *       (default) filters the k nearest by the rest of the join's condition, as a WHERE over a
+ *       LATERAL subquery would; {@code true}: the k nearest among the right rows that meet it
+ *       (a self-join leaving each row's own out).</li>
  * </ul>
  */
 final class BandParams implements Serializable {
@@ -42,9 +46,12 @@ final class BandParams implements Serializable {
   final long maxGap; // a k-nearest join's largest gap; -1 = none
   final boolean ties; // a k-nearest join also returns the rows tied with the k-th
   final String side; // a k-nearest join's side, one of Nearest.SIDE_NAMES
+  // a k-nearest join's residual picks the right rows searched, rather than filter the k found
+  final boolean prefilter;
 
   private BandParams(String algo, String build, String index, long tile, int nearest,
-      long maxGap, boolean ties, String side) {
+      long maxGap, boolean ties, String side, boolean prefilter) {
+    this.prefilter = prefilter;
     this.ties = ties;
     this.side = side;
     this.algo = algo;
@@ -66,6 +73,7 @@ final class BandParams implements Serializable {
     kv.put("maxgap", "none");
     kv.put("ties", "false");
     kv.put("side", "both");
+    kv.put("prefilter", "false");
     if (text != null) {
       for (String part : text.split("[;,]")) {
         String p = part.trim();
@@ -79,7 +87,7 @@ final class BandParams implements Serializable {
         if (!kv.containsKey(k)) {
           throw new IllegalArgumentException(
               "giql_band has no option '" + k + "' (options: algo, build, index, tile, nearest,"
-              + " maxgap, ties, side)");
+              + " maxgap, ties, side, prefilter)");
         }
         kv.put(k, v);
       }
@@ -89,6 +97,7 @@ final class BandParams implements Serializable {
     check("index", kv.get("index"), "auto", "tree", "scan");
     check("ties", kv.get("ties"), "false", "true");
     check("side", kv.get("side"), io.giql.spark.index.Nearest.SIDE_NAMES);
+    check("prefilter", kv.get("prefilter"), "false", "true");
     long tile = "auto".equals(kv.get("tile")) ? 0 : number("tile", kv.get("tile"), 1, "auto");
     long k = "none".equals(kv.get("nearest")) ? 0 : number("nearest", kv.get("nearest"), 1, null);
     if (k > Integer.MAX_VALUE - 8) {
@@ -97,7 +106,8 @@ final class BandParams implements Serializable {
     long maxGap = "none".equals(kv.get("maxgap")) ? -1
         : number("maxgap", kv.get("maxgap"), 0, "none");
     return new BandParams(kv.get("algo"), kv.get("build"), kv.get("index"), tile, (int) k,
-        maxGap, "true".equals(kv.get("ties")), kv.get("side"));
+        maxGap, "true".equals(kv.get("ties")), kv.get("side"),
+        "true".equals(kv.get("prefilter")));
   }
 
   /** {@code value} as a whole number of at least {@code min}; else a readable error. */
@@ -134,6 +144,7 @@ final class BandParams implements Serializable {
     return "algo=" + algo + ";build=" + build + ";index=" + index + ";tile="
         + (tile == 0 ? "auto" : String.valueOf(tile))
         + (nearest > 0 ? ";nearest=" + nearest + ";maxgap=" + (maxGap < 0 ? "none" : maxGap)
-            + (ties ? ";ties=true" : "") + ("both".equals(side) ? "" : ";side=" + side) : "");
+            + (ties ? ";ties=true" : "") + ("both".equals(side) ? "" : ";side=" + side)
+            + (prefilter ? ";prefilter=true" : "") : "");
   }
 }
