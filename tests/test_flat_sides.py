@@ -57,7 +57,7 @@ def both(session, query, monkeypatch):
     """The statement's DataFrame with flat sides, and with the packed sides as before."""
     flat = session.sql(query)
     with monkeypatch.context() as m:
-        m.setattr(runtime, "_FLAT_STRATEGIES", frozenset())
+        m.setattr(runtime, "FLAT_SIDES", False)
         packed = session.sql(query)
     return flat, packed
 

@@ -65,7 +65,7 @@ def test_nearest_candidates_from_the_kernel_past_the_broadcast_limit(session, ch
     """Targets over spark.giql.broadcastMaxBytes (a size local test tables cannot report, so
     the size check is made to say so): the kernel pairs every row."""
     tables, query = c
-    with mock.patch("giql_spark.runtime.within_broadcast_limit", return_value=False):
+    with mock.patch("giql_spark.planner.select.within_broadcast_limit", return_value=False):
         check(query, tables)
         plan = session.explain(query)
     assert "strategy: nearest-index" in plan and "broadcastMaxBytes" in plan, plan

@@ -85,7 +85,7 @@ def test_auto_never_cuts_a_row_the_sample_missed(spark, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from giql_spark import runtime
+    from giql_spark.planner import select
     from giql_spark.dataframe.engine import _side
     from giql_spark.dataframe.overlap import overlap_spec
     from giql_spark.planner.nodes import IntervalJoin
@@ -107,7 +107,7 @@ def test_auto_never_cuts_a_row_the_sample_missed(spark, tmp_path):
         l, r = side(f"l{wide}", wide), side(f"r{wide}", False).selectExpr("x AS y")
         spec = overlap_spec("inner", cols, cols, [], ("x", "y"))
         node = IntervalJoin("", _side(l), _side(r), spec)
-        return runtime.choice_for(node, l, r, {"_only": ["binned", "broadcast"], "_only_why": "this test"})
+        return select.choice_for(node, l, r, {"_only": ["binned", "broadcast"], "_only_why": "this test"})
 
     plain = choice(False)
     assert plain.strategy == "binned", plain

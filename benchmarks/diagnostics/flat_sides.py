@@ -49,7 +49,6 @@ def main() -> None:
 
     load_start = load_averages()
     left, right = data_paths("uniform", args.size)
-    shipped = runtime._FLAT_STRATEGIES
     rows = []
     with TreePeak(os.getpid()) as peak:
         spark = gs.local_spark("local[2]", config={"spark.driver.memory": "12g", "spark.ui.enabled": "false"})
@@ -60,12 +59,12 @@ def main() -> None:
             times: dict[str, list[float]] = {"flat": [], "packed": []}
             for i in range(2 * (args.repeats + 1)):
                 variant = ("flat", "packed")[i % 2]
-                runtime._FLAT_STRATEGIES = shipped if variant == "flat" else frozenset()
+                runtime.FLAT_SIDES = variant == "flat"
                 t0 = time.perf_counter()
                 s.sql(GIQL_PAIRS).write.format("noop").mode("overwrite").save()
                 if i >= 2:
                     times[variant].append(time.perf_counter() - t0)
-            runtime._FLAT_STRATEGIES = shipped
+            runtime.FLAT_SIDES = True
             row = {"strategy": strategy, **times,
                    "flat_s": statistics.median(times["flat"]), "packed_s": statistics.median(times["packed"])}
             rows.append(row)

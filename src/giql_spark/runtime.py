@@ -1,7 +1,8 @@
-"""Build a plan's results: per node its sides, statistics, choice and operator; then the statement.
+"""Build a plan's results: per node its sides, the planner's choice and the operator; then the statement.
 
 Nodes are built in order, each result bound to its placeholder so that later
-sides and the statement read it. Building is lazy: no Spark job runs except
+sides and the statement read it. The choice is the planner's
+(:mod:`giql_spark.planner.select`), made once per join; this module only builds. Building is lazy: no Spark job runs except
 the statistics the optimizer reads and, unless ``dry_run``, the broadcast
 strategy's collection of its build side.
 """
@@ -10,41 +11,22 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from concurrent.futures import ThreadPoolExecutor
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
-from pyspark.sql.types import NumericType
 
 from .errors import from_spark
 from .joins import nearest
 from .joins.fields import prune
-from .planner import registry
 from .joins.spec import quote
-from .planner import choose as choose_mod
-from .planner.choose import choose, session_cluster
-from .planner.nodes import Built, Choice, IntervalJoin, Nearest, NearestRows, Node, Timing
 from .language.plan import Plan
 from .language.relations import placeholders
-from .planner.stats import SideStats, answers, sides_stats
-from .planner.stats.spark import within_broadcast_limit
+from .planner import registry
+from .planner.nodes import Built, Choice, IntervalJoin, Nearest, NearestRows, Node
+from .planner.select import ReadStats, choice_for, read_stats, rows_choice
 from .spark_sql import bound_sql, quiet_query_log
-
-#: Runs the layout checks of a join beside its statistics.
-_BACKGROUND = ThreadPoolExecutor(max_workers=2, thread_name_prefix="giql-spark-check")
-
-ReadStats = Callable[[IntervalJoin, DataFrame, DataFrame, int], "tuple[SideStats | None, SideStats | None]"]
-
-
-def read_stats(node: IntervalJoin, left: DataFrame, right: DataFrame, tier: int) -> tuple:
-    """Both sides' statistics, read concurrently, not cached."""
-    li, ri = node.spec.stats_intervals()
-    return tuple(sides_stats([(left, li), (right, ri)], tier=tier))
-
 
 #: A side that is one registered table's rows packed under its alias, as
 #: :func:`giql_spark.language.relations.side_sql` writes it.
@@ -69,9 +51,9 @@ class _Packed:
 #: Per packed table's side, what it packs (:func:`flat_sides`).
 _FLAT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-#: The operators that test the condition themselves on any columns: given the rows flat, their
-#: join is planned without the struct projections (:func:`flat_sides`).
-_FLAT_STRATEGIES = frozenset({"jvm_merge", "jvm_broadcast", "jvm_sweep"})
+#: Whether joins of the strategies that take them (:attr:`~.planner.registry.Strategy.flat`)
+#: are given a statement's rows flat (:func:`flat_sides`); off only to measure what it saves.
+FLAT_SIDES = True
 
 
 def analyse(spark, sql: str, frames: dict[str, DataFrame], memo: dict | None = None) -> DataFrame:
@@ -109,90 +91,6 @@ def spark_errors():
         raise from_spark(e) from None
 
 
-def _not_numeric(node: IntervalJoin, left: DataFrame, right: DataFrame) -> str | None:
-    """Why a band join's hulls cannot be positions: an end that is not a number
-    (types the rules could not see, such as a subquery's). Spark analyses the
-    ends; nothing runs."""
-    for df, iv in ((left, node.spec.left), (right, node.spec.right)):
-        _, lo, hi = iv.text
-        for f in df.select(F.expr(lo).alias("lo"), F.expr(hi).alias("hi")).schema.fields:
-            if not isinstance(f.dataType, NumericType):
-                return f"a hull end ({lo if f.name == 'lo' else hi}) is {f.dataType.simpleString()}, not a number"
-    return None
-
-
-def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, read: ReadStats = read_stats,
-               always_stats: bool = False) -> Choice:
-    """The optimizer's choice for ``node``, with the statistics it read and the time it took."""
-    if isinstance(node, IntervalJoin) and node.spec.predicate == "band" and not node.spec.ends_numeric:
-        why = _not_numeric(node, left, right)
-        if why is not None:
-            return Choice("naive", reason=f"no band: {why}", timing=Timing())
-    t0 = time.perf_counter()
-    unavailable = None
-    refusals = None
-    if isinstance(node, Nearest):
-        unavailable = registry.unavailable(left.sparkSession)
-        if "jvm_broadcast" not in unavailable and not within_broadcast_limit(left):
-            unavailable["jvm_nearest"] = "the targets are larger than spark.giql.broadcastMaxBytes"
-    if isinstance(node, IntervalJoin):
-        unavailable = registry.unavailable(left.sparkSession)
-        forced = options.get("strategy")
-        # a strategy that depends on its inputs' layout is checked only where it could be chosen
-        skip = set(unavailable) | ({n for n in registry.STRATEGIES if n != forced} if forced else set())
-        # The layout checks (the JVM reads the files' footers and first rows) and the
-        # statistics (read in Python) are independent: they run at the same time.
-        refusals = _BACKGROUND.submit(registry.refusals, left, right, node.spec, skip)
-    # A strategy fixed with all its parameters needs no statistics, except to
-    # show the estimates in EXPLAIN.
-    # Except one forced on an unbounded band that only the footers' NULL counts can admit.
-    needs_counts = (isinstance(node, IntervalJoin) and node.spec.unbounded and options.get("strategy")
-                    and registry.get(options["strategy"]).unbounded_if_null_free)
-    if isinstance(node, IntervalJoin) and (always_stats or needs_counts or not registry.settled(options)):
-        ls, rs = read(node, left, right, int(options.get("stats_tier", 2)))
-    else:
-        ls = rs = None
-    t1 = time.perf_counter()
-    if refusals is not None:
-        unavailable.update(refusals.result())
-    cluster = session_cluster(left.sparkSession)
-    if cluster is not None and "_cluster" not in options:
-        options = {**options, "_cluster": cluster}
-    choice = choose(node, options, ls, rs, unavailable=unavailable)
-    if isinstance(node, IntervalJoin) and not options.get("strategy"):
-        choice = _not_cutting_too_wide(node, left, right, options, ls, rs, unavailable, choice)
-    choice.stats = (ls, rs)
-    choice.timing = Timing(t1 - t0, time.perf_counter() - t1)
-    return choice
-
-
-#: The strategies that cut each row into pieces, by their size parameter.
-_CUTS = {"binned": ("bin_size", "bin"), "sweep": ("tile_size", "tile"), "jvm_sweep": ("tile_size", "tile")}
-
-
-def _not_cutting_too_wide(node, left, right, options, ls, rs, unavailable, choice) -> Choice:
-    """``choice``, or the next choice while a side's widest row would be cut into more
-    pieces than the strategy takes (:func:`giql_spark.planner.stats.widest.widest`, read
-    only when such a strategy is chosen). A sampled width can miss the one wide row."""
-    from .joins.hull import MAX_PIECES
-    from .planner.stats.widest import widest
-
-    wide = None
-    while choice.strategy in _CUTS and choice.strategy not in (unavailable or {}):
-        name, piece = _CUTS[choice.strategy]
-        size = choice.params.get(name) or next(p.default for p in registry.get(choice.strategy).params
-                                               if p.name == name)
-        if wide is None:
-            li, ri = node.spec.stats_intervals()
-            wide = max(widest(left, li), widest(right, ri))
-        if wide // size + 1 < MAX_PIECES:
-            break
-        unavailable = {**(unavailable or {}), choice.strategy: (
-            f"a row spans {wide:,} bases, more than {MAX_PIECES:,} {piece}s of {size:,}")}
-        choice = choose(node, options, ls, rs, unavailable=unavailable)
-    return choice
-
-
 def flat_sides(node: IntervalJoin, left: DataFrame, right: DataFrame, strategy: str) -> tuple | None:
     """``node``'s sides as the registered tables' rows under their aliases, with the aliases
     its result has, where the join can be planned on them; None where not.
@@ -206,7 +104,7 @@ def flat_sides(node: IntervalJoin, left: DataFrame, right: DataFrame, strategy: 
     ``a.col`` reads either form. Only inner, semi and anti joins: an outer join's missing side
     is a NULL struct, which repacking the flat columns would make a struct of NULLs.
     """
-    if strategy not in _FLAT_STRATEGIES or node.spec.how not in ("inner", "semi", "anti"):
+    if not (FLAT_SIDES and registry.get(strategy).flat) or node.spec.how not in ("inner", "semi", "anti"):
         return None
     lp, rp = _FLAT.get(left), _FLAT.get(right)
     if lp is None or rp is None:
@@ -224,7 +122,8 @@ def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_
     if isinstance(node, NearestRows):
         if choice.strategy == "ranked":
             return fallback()
-        return nearest.rows(left, right, node, algo=NEAREST_ALGO[choice.strategy], sides=choice.prepared)
+        return nearest.rows(left, right, node, algo=registry.get(choice.strategy).nearest_algo,
+                            sides=choice.prepared)
     if isinstance(node, Nearest):
         return nearest.candidates(left, right, node.spec, dry_run=dry_run, jvm=choice.strategy == "jvm_nearest")
     strategy = registry.get(choice.strategy)
@@ -240,85 +139,13 @@ def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_
     return strategy.join(left, right, node.spec, dry_run=dry_run, **choice.params)
 
 
-# the operator of :func:`giql_spark.joins.jvm.nearest_join` (its ``algo``) that a strategy of
-# :func:`nearest_choice` names
-NEAREST_ALGO = {"jvm_merge": "merge", "jvm_broadcast": "broadcast"}
-
-
-def nearest_choice(left: DataFrame, right: DataFrame, left_keys, left_hull, right_keys, right_hull, k: int,
-                   stats_sides=None) -> Choice:
-    """The operator of a k-nearest join in the JVM: the merge of sorted Parquet files or the
-    broadcast index, whichever the cost model prices lower of those that can run it
-    (:func:`~giql_spark.planner.choose.choose_nearest`); its strategy is None where neither
-    can (no extension, files the merge cannot read and a right side too large to broadcast,
-    ``spark.giql.broadcastMaxBytes``, as the overlap joins).
-
-    ``stats_sides``: the two sides as ``(DataFrame, Interval)`` to read statistics from, where
-    ``left`` and ``right`` rename their files' columns (the footers know only the files' names).
-    Rows per chromosome are read (a sample, tier 2): a merge's tasks are whole chromosomes, or
-    pieces of the busiest, and without their count the model can only assume one task."""
-    from .joins import jvm
-    from .joins.spec import Interval
-
-    unavailable = {k_: v for k_, v in registry.unavailable(left.sparkSession).items() if k_ == "jvm_broadcast"}
-    if unavailable:
-        return Choice(None, reason=unavailable["jvm_broadcast"])
-    if not within_broadcast_limit(right):
-        unavailable["jvm_broadcast"] = "the right side is larger than spark.giql.broadcastMaxBytes"
-    why = jvm.nearest_merge_refusal(left, right, left_keys, left_hull, right_keys, right_hull)
-    if why:
-        unavailable["jvm_merge"] = why
-    stats = (None, None)
-    if len(unavailable) == 0:  # both can run it: the cost model picks
-        sides = stats_sides or [(left, Interval(left_keys[0], *left_hull)),
-                                (right, Interval(right_keys[0], *right_hull))]
-        stats = tuple(sides_stats(sides, tier=2))
-    choice = choose_mod.choose_nearest(k, *stats, unavailable, cluster=session_cluster(left.sparkSession))
-    choice.stats = stats
-    return choice
-
-
-def _rows_refusal(node: NearestRows, left: DataFrame, right: DataFrame) -> str | None:
-    """Why the k-nearest join cannot give a NEAREST's rows whole, or None: one Spark job per
-    side, which stops at the first row the join cannot rank; a side of local files found to
-    have none is not read again while its files are unchanged (:mod:`.planner.stats.answers`)."""
-    for side, rows, question, why in nearest.rows_malformed(left, right, node):
-        if answers.kept(side, question, lambda rows=rows: not rows.isEmpty()):
-            return why
-    return None
-
-
-def _rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice:
-    """The k-nearest join for a NEAREST's rows whole, or ``ranked`` (giql's join back) where a
-    row of either side is one the join cannot rank (see :func:`giql_spark.joins.nearest.rows`)."""
-    t0 = time.perf_counter()
-    off = left.sparkSession.conf.get("spark.giql.nearest.rows", "true").lower() == "false"
-    why = "spark.giql.nearest.rows is false" if off else _rows_refusal(node, left, right)
-    if why is None:
-        sides = nearest.rows_sides(left, right, node)
-        choice = nearest_choice(*sides[0], node.spec.k, stats_sides=nearest.rows_stats_sides(left, right, node))
-        choice.prepared = sides
-        if choice.strategy is None:
-            why = choice.reason
-        else:
-            choice.reason = (f"each outer row's {node.spec.k} nearest targets from the JVM k-nearest join "
-                             f"({'sorted-file merge' if choice.strategy == 'jvm_merge' else 'broadcast index'}"
-                             f"; {choice.reason}); no distinct references, ranking or join back")
-    if why is not None:
-        choice = Choice("ranked", reason=f"giql's ranking joined back to the outer rows ({why})")
-    choice.timing = Timing(time.perf_counter() - t0, 0.0)
-    return choice
-
-
 def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, read: ReadStats = read_stats,
              always_stats: bool = False, dry_run: bool = False,
              fallback: Callable[[], DataFrame] | None = None, defer: bool = False, packed: bool = True) -> Built:
     """``node`` chosen for and built; ``defer``: chosen now, built when its result is read
     (:meth:`~giql_spark.planner.nodes.Built.frame`); ``packed``: as :func:`build`."""
     if isinstance(node, NearestRows):
-        stream = left.isStreaming or right.isStreaming
-        choice = (Choice("ranked", reason="giql's ranking joined back to the outer rows (a side is a stream)")
-                  if stream else _rows_choice(node, left, right))
+        choice = rows_choice(node, left, right)
         return Built(node, choice, build(node, left, right, choice, dry_run=dry_run, fallback=fallback))
     if left.isStreaming or right.isStreaming:  # no statistics can be read from a stream
         from .streaming.plan import run_node as run_streaming

@@ -19,7 +19,7 @@ from .errors import GiqlSparkError, UnknownColumnError, UnknownTableError
 from .language.schema import table_placeholder
 from .planner.nodes import Built, IntervalJoin, NearestRows
 from .language.plan import Plan, plan
-from .planner.stats import sides_stats
+from .planner.select import StatsCache
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: 'giql' (the default): Session.write writes Parquet with giql-spark's own writer where it can;
@@ -167,7 +167,7 @@ class Session:
         self.options: dict = {"strategy": strategy, **dict.fromkeys(registry.size_params()), **params,
                               "stats_tier": stats_tier}
         self._tables: dict[str, Registered] = {}
-        self._stats: dict = {}
+        self._stats = StatsCache()  # the planner's statistics, per side, until a table changes
         self._sides: dict = {}  # side SQL -> (the table's DataFrame, the side built on it), see runtime.analyse
         self._streams: dict = {}  # table name -> order contract of a streaming table
 
@@ -352,21 +352,9 @@ class Session:
         p = self._plan(query)
         frames = {table_placeholder(n): r.df for n, r in self._tables.items()}
         options = {**self.options, **p.options, "streams": dict(self._streams)}
-        df, built = runtime.run(self.spark, p, frames, options, read=self._read_stats,
+        df, built = runtime.run(self.spark, p, frames, options, read=self._stats,
                                 always_stats=always_stats, dry_run=dry_run, sides=self._sides)
         return df, p, built
-
-    def _read_stats(self, node, left: DataFrame, right: DataFrame, tier: int) -> tuple:
-        """Both sides' statistics, cached per session until a table is
-        registered again (Parquet files' own statistics are kept longer, see
-        :mod:`.planner.stats.filestats`)."""
-        li, ri = node.spec.stats_intervals()
-        sides = [(node.left.sql, left, li), (node.right.sql, right, ri)]
-        keys = [(sql, interval, tier) for sql, _, interval in sides]
-        todo = [(k, df, iv) for k, (_, df, iv) in zip(keys, sides) if k not in self._stats]
-        for (k, _, _), st in zip(todo, sides_stats([(df, iv) for _, df, iv in todo], tier=tier)):
-            self._stats[k] = st
-        return tuple(self._stats[k] for k in keys)
 
     def sql(self, query: str) -> DataFrame:
         """Run a GIQL query; return a lazy Spark DataFrame."""

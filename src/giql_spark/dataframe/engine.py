@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame
 
 from .. import runtime
 from ..errors import GiqlSparkError
-from ..planner import registry
+from ..planner import registry, select
 from ..joins.spec import JoinSpec, NearestSpec
 from ..planner.nodes import IntervalJoin, Nearest, Side
 
@@ -52,20 +52,14 @@ def _side(df: DataFrame) -> Side:
                                                   else None) for f in df.schema.fields}, df=df)
 
 
-# The strategies that count a join per left row inside the JVM, without
-# building pairs (the extension's GroupedCount): the merge reads sorted files
-# with no shuffle; the broadcast counts with the right side indexed. In this
-# order they are taken when no statistics give their costs.
-COUNTING = (("jvm_merge", {}), ("jvm_broadcast", {"build": "right"}))
-
-
 def counting_options(left: DataFrame, right: DataFrame, spec: JoinSpec) -> dict | None:
     """The options of the JVM strategy the cost model picks for ``spec``'s join reduced per
     left row (the flat sides under DataFrame aliases are read by the JVM operators only),
     or None where the session has none that can run it (no extension, or each refused)."""
-    names = [n for n, _ in COUNTING]
+    counting = registry.per_row_counters()
+    names = [n for n, _ in counting]
     node = IntervalJoin("", _side(left), _side(right), spec, per_row=True)
-    choice = runtime.choice_for(node, left, right, {"_only": names, "_only_why": "a count per left row"})
+    choice = select.choice_for(node, left, right, {"_only": names, "_only_why": "a count per left row"})
     if choice.estimates:
         best = choice.estimates[0]
         if best.refused or best.strategy not in names:
@@ -73,7 +67,7 @@ def counting_options(left: DataFrame, right: DataFrame, spec: JoinSpec) -> dict 
         return {"strategy": best.strategy, **registry.get(best.strategy).params_for({}, best)}
     gone = set(registry.unavailable(left.sparkSession)) | set(registry.refusals(
         left, right, spec, skip=set(registry.STRATEGIES) - set(names)))
-    return next(({"strategy": n, **opts} for n, opts in COUNTING if n not in gone), None)
+    return next(({"strategy": n, **opts} for n, opts in counting if n not in gone), None)
 
 
 def interval_join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict, *,
@@ -89,15 +83,15 @@ def jvm_nearest(left: DataFrame, right: DataFrame, left_keys, left_hull, right_k
                 side: str = "both", condition: str | None = None) -> DataFrame | None:
     """The k-nearest join in the JVM (:func:`giql_spark.joins.jvm.nearest_join`, a left join
     unless ``how``; ``ties``, ``side`` and ``condition`` as there) on the operator
-    :func:`giql_spark.runtime.nearest_choice` picks, or None where neither the merge nor the
+    :func:`giql_spark.planner.select.nearest_choice` picks, or None where neither the merge nor the
     broadcast can run it."""
     from ..joins import jvm
 
-    choice = runtime.nearest_choice(left, right, left_keys, left_hull, right_keys, right_hull, k, stats_sides)
+    choice = select.nearest_choice(left, right, left_keys, left_hull, right_keys, right_hull, k, stats_sides)
     if choice.strategy is None:
         return None
     return jvm.nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, k, max_gap,
-                            how=how, ties=ties, algo=runtime.NEAREST_ALGO[choice.strategy], side=side,
+                            how=how, ties=ties, algo=registry.get(choice.strategy).nearest_algo, side=side,
                             condition=condition)
 
 

@@ -25,7 +25,6 @@ import bisect
 import gzip
 import io
 import json
-import os
 import struct
 import zlib
 

@@ -17,7 +17,7 @@ import gzip
 import pyarrow as pa
 from pyspark import cloudpickle
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from ..spark_version import HAS_PYTHON_DATA_SOURCE
 from . import files

@@ -114,7 +114,8 @@ def choose_nearest(k: int, left: SideStats | None, right: SideStats | None, unav
     if sh is not None:
         cl = cluster or _cluster({}, consts)
         estimates = [project(cost_mod.jvm_nearest(sh, consts, k, algo), sh, consts, cl)
-                     for algo in ("merge", "broadcast")]
+                     for algo in sorted((s.nearest_algo for s in registry.nearest_joins().values()),
+                                        key=lambda a: a != "merge")]
         for e in estimates:
             if e.strategy in unavailable and not e.refused:
                 e.refused = unavailable[e.strategy]
@@ -123,10 +124,12 @@ def choose_nearest(k: int, left: SideStats | None, right: SideStats | None, unav
             return Choice(estimates[0].strategy, {}, f"lowest estimated cost (~{estimates[0].seconds:.2f} s at "
                           f"{cl.cores} cores)", estimates, origin)
         return Choice(None, {}, "; ".join(f"{e.strategy}: {e.refused}" for e in estimates), estimates, origin)
-    for name in ("jvm_merge", "jvm_broadcast"):
+    # the merge first: it collects nothing on the driver
+    for name, s in sorted(registry.nearest_joins().items(), key=lambda kv: kv[1].nearest_algo != "merge"):
         if name not in unavailable:
-            return Choice(name, {}, "the sides' rows are not known; the merge reads sorted files with nothing "
-                          "collected on the driver" if name == "jvm_merge" else "the sides' rows are not known")
+            return Choice(name, {}, "the sides' rows are not known" + (
+                "; the merge reads sorted files with nothing collected on the driver"
+                if s.nearest_algo == "merge" else ""))
     return Choice(None, {}, "; ".join(f"{n}: {w}" for n, w in unavailable.items()))
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..joins import binned, broadcast, jvm, naive, sweep
 from . import cost
+from .stats.spark import within_broadcast_limit
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,26 @@ class Strategy:
     #: ``stream(facts: StreamFacts) -> Fit | None``: how it joins with a streaming
     #: side, None where it cannot take that shape (a stream is read in micro-batches).
     stream: Callable[[StreamFacts], Fit | None] | None = None
+    #: ``(size parameter, piece)``: it cuts each row into pieces of that size (a bin, a tile),
+    #: so a row wider than ``joins.hull.MAX_PIECES`` pieces refuses it.
+    cut: tuple[str, str] | None = None
+    #: It tests the condition itself on any columns: given a statement's rows flat, its join is
+    #: planned without the struct per side (``runtime.flat_sides``).
+    flat: bool = False
+    #: The JVM k-nearest join's ``algo`` (``joins.jvm.nearest_join``) it runs a NEAREST as, or
+    #: None where it runs none.
+    nearest_algo: str | None = None
+    #: ``nearest_refusal(left, right, left_keys, left_hull, right_keys, right_hull) -> str | None``:
+    #: why it cannot run this k-nearest join (None: it can).
+    nearest_refusal: Callable | None = None
+    #: Counts a join per left row inside the JVM without building pairs (the extension's
+    #: GroupedCount): its place among those that do when no statistics price them (lower
+    #: first), and the options it counts with; None where it does not.
+    per_row_rank: int | None = None
+    per_row_options: tuple[tuple[str, str], ...] = ()
     summary: str = ""
+    #: A few words for a reason line (EXPLAIN), where it is not the summary's.
+    short: str = ""
 
     @property
     def batch(self) -> bool:
@@ -173,30 +193,39 @@ def _stream_state_stream(f: StreamFacts) -> Fit | None:
                   "match") if f.both else None
 
 
+def _nearest_broadcast_refusal(left, right, *_) -> str | None:
+    if not within_broadcast_limit(right):
+        return "the right side is larger than spark.giql.broadcastMaxBytes"
+    return None
+
+
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("binned", binned.join, cost.binned_cost,
-             (Param("bin_size", binned.DEFAULT_BIN_SIZE, chosen=True, size=True),),
+             (Param("bin_size", binned.DEFAULT_BIN_SIZE, chosen=True, size=True),), cut=("bin_size", "bin"),
              summary="intervals expanded to fixed-size bins; an equi-join on (chromosome, bin) in the JVM"),
     Strategy("broadcast", broadcast.join, cost.broadcast_cost,
              (Param("build", "right", chosen=True, shown=False),), python=True,
              calibration=lambda n: (n, max(1, n // 10)), stream=_broadcast_stream,
              summary="the small side indexed and shipped to every task; the other side probes it in Python"),
     Strategy("sweep", sweep.join, cost.sweep_cost,
-             (Param("tile_size", sweep.DEFAULT_TILE_SIZE, size=True),), python=True,
+             (Param("tile_size", sweep.DEFAULT_TILE_SIZE, size=True),), python=True, cut=("tile_size", "tile"),
              summary="both sides cut into genome tiles, sorted and swept per tile in Python"),
     Strategy("naive", naive.join, cost.naive_cost, calibration=lambda n: (2_000, 2_000),
              calibration_profiles=("uniform",), stream=_naive_stream,
              summary="Spark's own join: a nested loop per chromosome"),
     Strategy("jvm_broadcast", jvm.broadcast_join, cost.jvm_broadcast_cost,
              (Param("build", "auto", chosen=True, shown=False),), available=jvm.available,
-             stream=_jvm_broadcast_stream,
+             stream=_jvm_broadcast_stream, flat=True, nearest_algo="broadcast", short="broadcast index",
+             nearest_refusal=_nearest_broadcast_refusal, per_row_rank=1, per_row_options=(("build", "right"),),
              summary="the small side indexed in the JVM and broadcast; the other side probes it in the JVM"),
     Strategy("jvm_sweep", jvm.sweep_join, cost.jvm_sweep_cost,
              (Param("tile_size", 1_000_000, size=True),), available=jvm.available, unbounded=False,
+             cut=("tile_size", "tile"), flat=True,
              summary="both sides cut into genome tiles, shuffled, sorted and swept per tile in the JVM"),
     Strategy("jvm_merge", jvm.merge_join, cost.jvm_merge_cost, available=jvm.available, unbounded=False,
              unbounded_if_null_free=True,
-             refusal=jvm.merge_refusal,
+             refusal=jvm.merge_refusal, flat=True, nearest_algo="merge", short="sorted-file merge",
+             nearest_refusal=jvm.nearest_merge_refusal, per_row_rank=0,
              summary="Parquet files sorted by (chromosome, start) read range by range and swept in the JVM, no shuffle"),
     Strategy("jvm_stream_state", None, None, available=jvm.stream_available, stream=_jvm_stream_state_stream,
              summary="stream x stream in the JVM: each side's rows held, typed, in Spark's state store while "
@@ -214,6 +243,19 @@ def get(name: str) -> Strategy:
         return STRATEGIES[name]
     except KeyError:
         raise ValueError(f"unknown join strategy {name!r}; available: {', '.join(sorted(STRATEGIES))}") from None
+
+
+def per_row_counters() -> list[tuple[str, dict]]:
+    """The strategies that count a join per left row inside the JVM, with their options, in
+    the order to take them when no statistics give their costs (the merge first: it reads
+    sorted files with no shuffle and collects nothing on the driver)."""
+    counters = sorted((s.per_row_rank, n) for n, s in STRATEGIES.items() if s.per_row_rank is not None)
+    return [(n, dict(STRATEGIES[n].per_row_options)) for _, n in counters]
+
+
+def nearest_joins() -> dict[str, Strategy]:
+    """The strategies that run a k-nearest join in the JVM, by name."""
+    return {n: s for n, s in STRATEGIES.items() if s.nearest_algo}
 
 
 def unavailable(spark) -> dict[str, str]:

@@ -6,7 +6,7 @@ pieces; a whole-chromosome interval is such a row. One row among millions is
 what a sample misses, so before the cost model's choice sends a join to such a
 strategy, one aggregate job reads ``max(hi - lo)`` of each side, and a
 strategy the widest row would break is refused with why (see
-:func:`giql_spark.runtime.choice_for`). The answer is kept per side plan and
+:func:`giql_spark.planner.select.choice_for`). The answer is kept per side plan and
 its files (:mod:`.answers`); a side of no files is keyed by its plan alone (a
 stale width can only let a row be cut into too many pieces, which the cut
 itself refuses at run time with an error, never a wrong answer).

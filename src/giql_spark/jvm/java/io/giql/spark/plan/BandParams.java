@@ -15,7 +15,9 @@ import java.util.Map;
  *       shuffle) when the inputs allow it and {@code spark.giql.merge.enabled} is not false
  *       ({@code merge} ignores that setting); otherwise {@code auto} broadcasts unless the join is
  *       inner and the smaller side's estimated size is known and exceeds
- *       {@code spark.giql.broadcastMaxBytes} (default 2g), and {@code merge} does the same.</li>
+ *       {@code spark.giql.broadcastMaxBytes} (default 2g), and {@code merge} does the same.
+ *       {@code auto} is the fallback for direct calls of giql_band: from GIQL and the DataFrame
+ *       API the planner ({@code giql_spark.planner.select}) has chosen, and names the algo.</li>
  *   <li>{@code build}: {@code auto} (default), {@code left} or {@code right}: which side the
  *       broadcast index is built from.</li>
  *   <li>{@code index}: {@code auto} (default), {@code tree} (implicit augmented interval tree)
