@@ -24,7 +24,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import NumericType
 
 from . import registry
-from .choose import choose, choose_nearest, session_cluster
+from . import choose as choose_mod
+from .choose import choose, session_cluster
 from .nodes import Choice, IntervalJoin, Nearest, NearestRows, Node, Timing
 from .stats import answers, sides_stats
 from .stats.model import SideStats
@@ -175,7 +176,7 @@ def nearest_choice(left: DataFrame, right: DataFrame, left_keys, left_hull, righ
         sides = stats_sides or [(left, Interval(left_keys[0], *left_hull)),
                                 (right, Interval(right_keys[0], *right_hull))]
         stats = tuple(sides_stats(sides, tier=2))
-    choice = choose_nearest(k, *stats, unavailable, cluster=session_cluster(left.sparkSession))
+    choice = choose_mod.choose_nearest(k, *stats, unavailable, cluster=session_cluster(left.sparkSession))
     choice.stats = stats
     return choice
 

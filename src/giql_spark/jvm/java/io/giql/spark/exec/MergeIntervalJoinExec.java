@@ -404,7 +404,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
       for (Expression k : Scala.list(near.rightKeys)) rk.add(bind(k, Scala.seq(ra)));
       IntervalIndexMode mode = new IntervalIndexMode(Scala.seq(rk), bind(rightLo, Scala.seq(ra)),
           bind(rightHi, Scala.seq(ra)), near.index, BroadcastIntervalJoinExec.types(Scala.seq(ra)));
-      BroadcastIntervalJoinExec.Probe probe = BroadcastIntervalJoinExec.unitProbe(
+      Probe probe = BroadcastIntervalJoinExec.unitProbe(
           joinType == LeftOuter$.MODULE$, Scala.seq(la), Scala.seq(ra), near.leftKeys, leftLo,
           leftHi, residual.isDefined() ? residual.get() : null, out, near.nearest,
           longMetric("numOutputRows"), longMetric("numCandidates"));

@@ -14,9 +14,7 @@ import io.giql.spark.columns.FastResidual;
 import io.giql.spark.columns.Residual;
 import io.giql.spark.compat.PartitionFn;
 import io.giql.spark.compat.Scala;
-import io.giql.spark.exec.BroadcastIntervalJoinExec.EntryResidual;
-import io.giql.spark.exec.BroadcastIntervalJoinExec.Probe;
-import io.giql.spark.exec.BroadcastIntervalJoinExec.ProbeIterator;
+
 import io.giql.spark.index.IntervalIndex;
 import io.giql.spark.index.Sort;
 

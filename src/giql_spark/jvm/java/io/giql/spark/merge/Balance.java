@@ -81,8 +81,8 @@ final class Balance {
     }
   }
 
-  private final MergePlan.Side l;
-  private final MergePlan.Side r;
+  private final Side l;
+  private final Side r;
   private final List<Object> keys;
   private final List<Double> work;
   private final double c;
@@ -100,7 +100,7 @@ final class Balance {
    * Work#perDensity}; {@code decoded}: a decoded row's weight ({@link #DECODED}; 0 weighs the
    * kept rows alone).
    */
-  Balance(MergePlan.Side l, MergePlan.Side r, List<Object> keys, List<Double> work, double c,
+  Balance(Side l, Side r, List<Object> keys, List<Double> work, double c,
       double decoded) {
     this.l = l;
     this.r = r;
@@ -221,7 +221,7 @@ final class Balance {
       if (from == Long.MIN_VALUE && to == Long.MAX_VALUE) {
         kept += work.get(k);
         decoded += decode(l, lStamp, l.keys.get(key).groups);
-        MergePlan.KeyRuns rk = r.keys.get(key);
+        KeyRuns rk = r.keys.get(key);
         if (rk != null) decoded += decode(r, rStamp, rk.groups);
         continue;
       }
@@ -244,13 +244,13 @@ final class Balance {
     return kept + this.decoded * decoded;
   }
 
-  private double decode(MergePlan.Side s, int[] seen, List<Integer> groups) {
+  private double decode(Side s, int[] seen, List<Integer> groups) {
     double rows = 0;
     for (int g : groups) rows += decode(s, seen, g);
     return rows;
   }
 
-  private double decode(MergePlan.Side s, int[] seen, int g) {
+  private double decode(Side s, int[] seen, int g) {
     if (seen[g] == stamp) return 0;
     seen[g] = stamp;
     return s.group(g).rows;
@@ -267,7 +267,7 @@ final class Balance {
    * its last. {@link Ranges#cutAt}
    * reads the true bounds of the keys it cuts. Null when a row group has none.
    */
-  private static long[][] estimated(MergePlan.Side s, List<Integer> groups) {
+  private static long[][] estimated(Side s, List<Integer> groups) {
     long[][] out = new long[groups.size()][];
     for (int i = 0; i < out.length; i++) {
       long[] b = s.bounds.get(groups.get(i));
@@ -291,7 +291,7 @@ final class Balance {
     return out;
   }
 
-  private static boolean shared(MergePlan.Side s, int g) {
+  private static boolean shared(Side s, int g) {
     Object[] keys = s.group(g).keys;
     return keys != null && keys.length > 1;
   }
@@ -308,8 +308,8 @@ final class Balance {
     for (int k = 0; k < keys.size(); k++) {
       if (work.get(k) < share) continue;
       Object key = keys.get(k);
-      for (MergePlan.Side s : new MergePlan.Side[] {l, r}) {
-        MergePlan.KeyRuns runs = s.keys.get(key);
+      for (Side s : new Side[] {l, r}) {
+        KeyRuns runs = s.keys.get(key);
         if (runs != null && s.bounds != null && s.shared instanceof SharedBounds) {
           ((SharedBounds) s.shared).readsOf(runs.groups, key, s == l ? lq : rq, reads);
         }
@@ -324,8 +324,8 @@ final class Balance {
     looked[k] = true;
     if (l.bounds == null) return null;
     Object key = keys.get(k);
-    MergePlan.KeyRuns lk = l.keys.get(key);
-    MergePlan.KeyRuns rk = r.keys.get(key);
+    KeyRuns lk = l.keys.get(key);
+    KeyRuns rk = r.keys.get(key);
     if (lk == null || rk != null && r.bounds == null) return null;
     List<Integer> lg = lk.groups;
     List<Integer> rg = rk == null ? List.of() : rk.groups;

@@ -366,14 +366,14 @@ final class FileStream implements RowStream {
   }
 
   /**
-   * Keeps only the rows of a unit that starts or ends inside a key ({@link MergePlan.Range}).
+   * Keeps only the rows of a unit that starts or ends inside a key ({@link Range}).
    */
-  FileStream withRange(MergePlan.Range range) {
+  FileStream withRange(Range range) {
     this.range = range;
     return this;
   }
 
-  private MergePlan.Range range;
+  private Range range;
 
   /** The next row of the unit (of its range) in reading order, numbered; null at the end. */
   private SweepRow read() {

@@ -153,10 +153,10 @@ public final class MergePlanner {
     SQLConf conf = SQLConf.get();
     boolean cs = conf.caseSensitiveAnalysis();
     int k = -1;
-    MergePlan.Side lside = null;
-    MergePlan.Side rside = null;
+    Side lside = null;
+    Side rside = null;
     String firstWhy = null;
-    // a k-nearest join's busy chromosomes split between tasks (MergePlan.leftPieces), unless
+    // a k-nearest join's busy chromosomes split between tasks (Units.leftPieces), unless
     // turned off: each piece reads its chromosome's right rows again, or those within reach
     boolean splitKeys = Boolean.parseBoolean(conf.getConfString("spark.giql.merge.splitKeys",
         "true"));
@@ -449,7 +449,7 @@ public final class MergePlanner {
    * and projection and checks that they come sorted by (key, lo) (the footers cannot tell the
    * order inside a row group). The operator checks every row again when it runs.
    */
-  static boolean sampleSorted(MergeIntervalJoinExec.Side s, MergePlan.Side layout,
+  static boolean sampleSorted(MergeIntervalJoinExec.Side s, Side layout,
       Expression key, Expression lo, Expression hi, long slack, int rows, String name,
       String[] why) {
     if (rows <= 0) return true;
@@ -476,8 +476,8 @@ public final class MergePlanner {
         if (spec == null) spec = MergeIntervalJoinExec.spec(s, name, key, lo, hi);
         FileStream st = new FileStream(spec,
             new org.apache.spark.sql.execution.datasources.PartitionedFile[] {
-                MergePlan.file(f, first.start, first.length)},
-            MergePlan.ranks(first.keys), false, false, true, slack);
+                Units.file(f, first.start, first.length)},
+            Units.ranks(first.keys), false, false, true, slack);
         seen = "";
         try {
           // reading is the check; the widths weigh pairs in the task cut (Work)
@@ -543,14 +543,14 @@ public final class MergePlanner {
    * The side's layout with the first of {@code posCols} whose footers show the rows in order
    * (without one, no position is checked in the footers); null with why when none does.
    */
-  static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, List<String> posCols,
+  static Side layout(MergeIntervalJoinExec.Side s, String keyCol, List<String> posCols,
       Bounds bounds, boolean caseSensitive, String name, String[] why) {
     if (posCols.isEmpty()) {
       return layout(s, keyCol, (String) null, bounds, caseSensitive, name, why);
     }
     String first = null;
     for (String p : posCols) {
-      MergePlan.Side found = layout(s, keyCol, p, bounds, caseSensitive, name, why);
+      Side found = layout(s, keyCol, p, bounds, caseSensitive, name, why);
       if (found != null) return found;
       if (first == null) first = why[0];
     }
@@ -558,7 +558,7 @@ public final class MergePlanner {
     return null;
   }
 
-  static MergePlan.Side layout(MergeIntervalJoinExec.Side s, String keyCol, String posCol,
+  static Side layout(MergeIntervalJoinExec.Side s, String keyCol, String posCol,
       Bounds bounds, boolean caseSensitive, String name, String[] why) {
     String[] boundCols = bounds == null ? new String[0] : bounds.columns;
     HadoopFsRelation rel = s.relation;
@@ -582,7 +582,7 @@ public final class MergePlanner {
       why[0] = name + " side: could not read the Parquet footers (" + e + ")";
       return null;
     }
-    MergePlan.Side side = MergePlan.side(layouts, name, why);
+    Side side = Side.of(layouts, name, why);
     if (side != null && bounds != null) side.bound(bounds);
     return side;
   }

@@ -28,7 +28,7 @@ import io.giql.spark.index.PerRow;
 /** The rows (or the one count row) of one task: its units one after the other. */
 final class MergeTask extends JoinIterator implements SweepOutput {
   private final MergeJob job;
-  private final MergePlan.Unit[] units;
+  private final Unit[] units;
   private final Residual residual;
   private final FastResidual fast;
   private final UnsafeProjection result;
@@ -163,8 +163,8 @@ final class MergeTask extends JoinIterator implements SweepOutput {
   private boolean nextUnit() {
     if (sweep != null) finishUnit();
     while (++u < units.length) {
-      MergePlan.Unit unit = units[u];
-      Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
+      Unit unit = units[u];
+      Map<Object, Integer> ranks = Units.ranks(unit.keys);
       boolean keepNull = job.kind == JoinKind.LEFT || job.kind == JoinKind.ANTI;
       boolean exact = residual == null || fast != null && fast.exact();
       boolean lean = job.count && job.perRow == null && exact;
@@ -216,8 +216,8 @@ final class MergeTask extends JoinIterator implements SweepOutput {
   /** The first pass over the unit broke: sweep it again from sorted copies. */
   private void failover(Disorder d) {
     failovers++;
-    MergePlan.Unit unit = units[u];
-    Map<Object, Integer> ranks = MergePlan.ranks(unit.keys);
+    Unit unit = units[u];
+    Map<Object, Integer> ranks = Units.ranks(unit.keys);
     boolean keepNull = job.kind == JoinKind.LEFT || job.kind == JoinKind.ANTI;
     Sweep first = sweep;
     job.rowsRead.add(curL.rowsRead + curR.rowsRead);

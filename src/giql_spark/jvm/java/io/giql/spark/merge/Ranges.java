@@ -40,10 +40,10 @@ final class Ranges {
    * each pair to each of its rows), scaled so that the key's rows weigh {@code keyWork}; {@code c}
    * 0 weighs rows alone.
    */
-  static List<MergePlan.Unit> cutAt(MergePlan.Side l, MergePlan.Side r, Object k, long[] cuts,
+  static List<Unit> cutAt(Side l, Side r, Object k, long[] cuts,
       double c, double keyWork) {
-    MergePlan.KeyRuns lk = l.keys.get(k);
-    MergePlan.KeyRuns rk = r.keys.get(k);
+    KeyRuns lk = l.keys.get(k);
+    KeyRuns rk = r.keys.get(k);
     if (cuts.length == 0 || l.bounds == null || lk == null || rk != null && r.bounds == null) {
       return null;
     }
@@ -53,7 +53,7 @@ final class Ranges {
     long[][] rb = lb == null ? null : bounds(r, rg, k);
     if (rb == null) return null;
     Points pts = points(l, r, lg, rg, lb, rb, c, keyWork);
-    List<MergePlan.Unit> out = new ArrayList<>();
+    List<Unit> out = new ArrayList<>();
     boolean[] owned = new boolean[lg.size()];
     for (int j = 0; j <= cuts.length; j++) {
       long from = j == 0 ? Long.MIN_VALUE : cuts[j - 1];
@@ -94,13 +94,13 @@ final class Ranges {
       }
       boolean[] owns = new boolean[left.size()];
       for (int i = 0; i < owns.length; i++) owns[i] = ownsNull.get(i);
-      MergePlan.ByteRanges files = MergePlan.byteRanges(l, left, owns, owns);
+      Units.ByteRanges files = Units.byteRanges(l, left, owns, owns);
       // its weight in the task cut: the rows of both sides whose lo is in the range (with their
       // pairs when weighed), as the cuts counted them
       double work = c > 0 ? pts.sum(from, to) : leftRows + rightOwn;
-      MergePlan.Unit u = new MergePlan.Unit(new Object[] {k}, files.files,
-          MergePlan.ranges(r, right), false, (long) leftRows, (long) rightRows,
-          new MergePlan.Range(from, to, files.owns, work));
+      Unit u = new Unit(new Object[] {k}, files.files,
+          Units.ranges(r, right), false, (long) leftRows, (long) rightRows,
+          new Range(from, to, files.owns, work));
       u.kept = leftRows + rightOwn;
       u.leftGroupIdx = left;
       u.leftGroupOwns = owns;
@@ -115,10 +115,10 @@ final class Ranges {
   }
 
   /**
-   * The key's own bounds in each of {@code groups} ({@link MergePlan.Side#bounds}), or null when
+   * The key's own bounds in each of {@code groups} ({@link Side#bounds}), or null when
    * one is missing or malformed: every row group must have bounds, or a range could miss rows.
    */
-  static long[][] bounds(MergePlan.Side s, List<Integer> groups, Object k) {
+  static long[][] bounds(Side s, List<Integer> groups, Object k) {
     long[][] out = new long[groups.size()][];
     for (int i = 0; i < out.length; i++) {
       out[i] = s.bounds(groups.get(i), k);
@@ -154,12 +154,12 @@ final class Ranges {
     return ((x ^ y) & (d ^ y)) < 0 ? (d > 0 ? Long.MAX_VALUE : Long.MIN_VALUE) : y;
   }
 
-  private static double rowsOf(MergePlan.Side s, int g) {
+  private static double rowsOf(Side s, int g) {
     return s.group(g).nonNullRows() / (double) s.group(g).keys.length;
   }
 
   /** The key's rows of group {@code g} with lo in [from, to), as if spread evenly. */
-  private static double share(MergePlan.Side s, int g, long[] b, long from, long to) {
+  private static double share(Side s, int g, long[] b, long from, long to) {
     double rows = s.group(g).nonNullRows() / (double) s.group(g).keys.length;
     if (b[1] == b[0]) return rows;
     double a = Math.max((double) from, b[0]);
@@ -207,7 +207,7 @@ final class Ranges {
     }
   }
 
-  static Points points(MergePlan.Side l, MergePlan.Side r, List<Integer> lg,
+  static Points points(Side l, Side r, List<Integer> lg,
       List<Integer> rg, long[][] lb, long[][] rb, double c, double keyWork) {
     Work.Density dl = c > 0 ? new Work.Density(l, lg, lb) : null;
     Work.Density dr = c > 0 ? new Work.Density(r, rg, rb) : null;
@@ -217,7 +217,7 @@ final class Ranges {
     int p = 0;
     double total = 0;
     for (int side = 0; side < 2; side++) {
-      MergePlan.Side s = side == 0 ? l : r;
+      Side s = side == 0 ? l : r;
       List<Integer> gs = side == 0 ? lg : rg;
       Work.Density other = side == 0 ? dr : dl;
       for (int i = 0; i < gs.size(); i++) {

@@ -35,13 +35,13 @@ final class SharedBounds implements BiFunction<Integer, Object, long[]> {
   /** Row groups read at once by {@link #prefetch}: reads wait on storage as much as on a core. */
   static final int THREADS = 8;
 
-  private final MergePlan.Side side;
+  private final Side side;
   private final Supplier<SideSpec> spec;
   private final String reading;
   private volatile SideSpec made;
 
   /** {@code reading}: what decides the rows and their bounds (filters, key, lo, hi) as text. */
-  SharedBounds(MergePlan.Side side, Supplier<SideSpec> spec, String reading) {
+  SharedBounds(Side side, Supplier<SideSpec> spec, String reading) {
     this.side = side;
     this.spec = spec;
     this.reading = reading;
@@ -94,8 +94,8 @@ final class SharedBounds implements BiFunction<Integer, Object, long[]> {
     if (sp == null) made = sp = spec.get();
     FileStream st = new FileStream(sp,
         new org.apache.spark.sql.execution.datasources.PartitionedFile[] {
-            MergePlan.file(f, rg.start, rg.length)},
-        MergePlan.ranks(keys), false, false, false, 0, new int[0], new boolean[0]);
+            Units.file(f, rg.start, rg.length)},
+        Units.ranks(keys), false, false, false, 0, new int[0], new boolean[0]);
     long[] least = new long[keys.length];
     long[] greatestLo = new long[keys.length];
     long[] greatest = new long[keys.length];

@@ -16,7 +16,7 @@ import scala.collection.Iterator;
  */
 public final class UnitReader {
   private final MergeJob job;
-  private final MergePlan.Unit[] units;
+  private final Unit[] units;
   private int u = -1;
   private FileStream left;
   private FileStream right;
@@ -32,8 +32,8 @@ public final class UnitReader {
   public boolean next() {
     finish();
     if (++u >= units.length) return false;
-    MergePlan.Unit unit = units[u];
-    ranks = MergePlan.ranks(unit.keys);
+    Unit unit = units[u];
+    ranks = Units.ranks(unit.keys);
     boolean keepNull = job.kind == JoinKind.LEFT || job.kind == JoinKind.ANTI;
     left = new FileStream(job.left, unit.left, ranks, unit.nullKeys, keepNull, false, 0)
         .sharedRows();
@@ -54,7 +54,7 @@ public final class UnitReader {
 
   /**
    * Whether {@link #right} holds only the unit's right rows within reach of its left rows
-   * ({@link MergePlan.Unit#rightRest}): a left row whose nearest may lie beyond them asks for
+   * ({@link Unit#rightRest}): a left row whose nearest may lie beyond them asks for
    * {@link #allRight}.
    */
   public boolean partial() {
@@ -73,7 +73,7 @@ public final class UnitReader {
 
   /** All of the unit's right rows that can match, those of {@link #right} read again. */
   public Iterator<InternalRow> allRight() {
-    MergePlan.Unit unit = units[u];
+    Unit unit = units[u];
     PartitionedFile[] files = unit.right;
     if (unit.rightRest != null) {
       files = java.util.Arrays.copyOf(unit.right, unit.right.length + unit.rightRest.length);

@@ -22,14 +22,14 @@ final class Work {
    * Rows' weight of one pair per position of density: {@code pairWeight × (wL + wR)}; 0 when a
    * side's width is not known (no sample) or pairs are not weighed.
    */
-  static double perDensity(MergePlan.Side l, MergePlan.Side r, double pairWeight) {
+  static double perDensity(Side l, Side r, double pairWeight) {
     double w = l.width + r.width;
     return pairWeight > 0 && Double.isFinite(w) && w > 0 ? pairWeight * w : 0;
   }
 
   /** Key rows of both sides, plus their pairs at {@code c} ({@link #perDensity}). */
-  static double key(MergePlan.Side l, MergePlan.Side r, MergePlan.KeyRuns lk,
-      MergePlan.KeyRuns rk, double c) {
+  static double key(Side l, Side r, KeyRuns lk,
+      KeyRuns rk, double c) {
     double rows = lk.rows + (rk == null ? 0 : rk.rows);
     if (c == 0 || rk == null) return rows;
     double dr = density(r, rk);
@@ -42,7 +42,7 @@ final class Work {
    * A key's rows per position on a side, from its row groups that hold no other key (their
    * footer bounds are the key's own); 0 when none has bounds.
    */
-  static double density(MergePlan.Side s, MergePlan.KeyRuns k) {
+  static double density(Side s, KeyRuns k) {
     if (s.bounds == null) return 0;
     double rows = 0;
     double span = 0;
@@ -67,7 +67,7 @@ final class Work {
     private final long[] at;
     private final double[] value; // the density from at[i] (inclusive) to at[i + 1]
 
-    Density(MergePlan.Side s, List<Integer> groups, long[][] bounds) {
+    Density(Side s, List<Integer> groups, long[][] bounds) {
       int n = groups.size();
       long[] pos = new long[2 * n];
       double[] delta = new double[2 * n];
