@@ -302,7 +302,7 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     return new UnknownPartitioning(0);
   }
 
-  static DataType[] types(scala.collection.Seq<Attribute> attrs) {
+  public static DataType[] types(scala.collection.Seq<Attribute> attrs) {
     DataType[] t = new DataType[attrs.size()];
     for (int i = 0; i < t.length; i++) t[i] = attrs.apply(i).dataType();
     return t;
@@ -366,10 +366,10 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
 
   /**
    * The probe of a k-nearest join whose right side is indexed a unit at a time by a merge join
-   * ({@link MergeIntervalJoinExec}), with no broadcast: the left rows stream, inner or left outer.
+   * ({@code io.giql.spark.merge.MergeIntervalJoinExec}), with no broadcast: the left rows stream, inner or left outer.
    * {@code output} is over the left then the right attributes (both nullable).
    */
-  static Probe unitProbe(boolean leftOuter, Seq<Attribute> leftOut, Seq<Attribute> rightOut,
+  public static Probe unitProbe(boolean leftOuter, Seq<Attribute> leftOut, Seq<Attribute> rightOut,
       Seq<Expression> leftKeys, Expression lo, Expression hi, Expression residual,
       Seq<Expression> output, Nearest nearest, SQLMetric numOut, SQLMetric numCand) {
     List<Expression> keys = new ArrayList<>();
@@ -384,34 +384,6 @@ public final class BroadcastIntervalJoinExec extends ExecNode {
     q.keepsUnmatched = leftOuter;
     q.nearest = nearest;
     return q;
-  }
-
-  /** Per unit of a merge task: its right rows indexed by {@code mode}, its left rows probed. */
-  static Iterator<InternalRow> unitsProbed(Probe p, IntervalIndexMode mode, int partition,
-      io.giql.spark.merge.UnitReader units) {
-    return new scala.collection.AbstractIterator<InternalRow>() {
-      private Iterator<InternalRow> cur = Scala.iterator(java.util.Collections.emptyIterator());
-
-      @Override
-      public boolean hasNext() {
-        while (!cur.hasNext()) {
-          if (!units.next()) return false;
-          IntervalIndex idx = (IntervalIndex) mode.transform(units.right(), Option.empty());
-          ProbeIterator it = new ProbeIterator(p, idx, partition, units.left());
-          if (units.partial()) {
-            it.reach = new Reach(units.restHi(), units.restLo(),
-                () -> (IntervalIndex) mode.transform(units.allRight(), Option.empty()));
-          }
-          cur = it;
-        }
-        return true;
-      }
-
-      @Override
-      public InternalRow next() {
-        return cur.next();
-      }
-    };
   }
 
   private Probe probe(Mode mode, SQLMetric numOut, SQLMetric numCand,

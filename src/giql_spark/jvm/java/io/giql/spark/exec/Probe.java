@@ -18,7 +18,7 @@ import scala.collection.immutable.Seq;
 import io.giql.spark.exec.BroadcastIntervalJoinExec.Mode;
 
 /** Everything a task needs to probe; serialised into the task closure. */
-final class Probe implements Serializable {
+public final class Probe implements Serializable {
   private static final long serialVersionUID = 1L;
   final Mode mode;
   final Broadcast<IntervalIndex> bc;

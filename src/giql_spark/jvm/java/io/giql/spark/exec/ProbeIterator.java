@@ -23,11 +23,11 @@ import scala.collection.Iterator;
 import io.giql.spark.exec.BroadcastIntervalJoinExec.Mode;
 
 /** Probes one partition of the streamed side. */
-final class ProbeIterator extends JoinIterator {
+public final class ProbeIterator extends JoinIterator {
   private final Probe p;
   private final Iterator<InternalRow> stream;
   private IntervalIndex idx;
-  Reach reach;        // a k-nearest probe of the right rows within reach, or null
+  public Reach reach;        // a k-nearest probe of the right rows within reach, or null
   private final UnsafeProjection keyProj;
   private final UnsafeProjection boundsProj;
   private final Residual residual;
@@ -58,7 +58,7 @@ final class ProbeIterator extends JoinIterator {
   }
 
   /** Probes {@code idx}, an index not broadcast (one unit of a merge's right side). */
-  ProbeIterator(Probe p, IntervalIndex idx, int partition, Iterator<InternalRow> stream) {
+  public ProbeIterator(Probe p, IntervalIndex idx, int partition, Iterator<InternalRow> stream) {
     super(p.numOut, p.numCand);
     this.p = p;
     this.stream = stream;

@@ -12,12 +12,12 @@ import io.giql.spark.index.Nearest;
  * among the nearest nor tie with them, and the answer is the one all rows would give.
  * Otherwise the probe asks {@link #all} for the index of all of them and uses it from then on.
  */
-final class Reach {
+public final class Reach {
   final long restHi;
   final long restLo;
   final java.util.function.Supplier<IntervalIndex> all;
 
-  Reach(long restHi, long restLo, java.util.function.Supplier<IntervalIndex> all) {
+  public Reach(long restHi, long restLo, java.util.function.Supplier<IntervalIndex> all) {
     this.restHi = restHi;
     this.restLo = restLo;
     this.all = all;

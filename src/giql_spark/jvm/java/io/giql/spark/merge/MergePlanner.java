@@ -49,7 +49,7 @@ import io.giql.spark.columns.Fields;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.HadoopConf;
 import io.giql.spark.compat.Sessions;
-import io.giql.spark.exec.MergeIntervalJoinExec;
+
 
 import scala.Option;
 import scala.Tuple3;

@@ -46,13 +46,14 @@ import io.giql.spark.columns.Conjuncts;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.Sessions;
 import io.giql.spark.exec.BroadcastIntervalJoinExec;
-import io.giql.spark.exec.MergeIntervalJoinExec;
+
 import io.giql.spark.exec.SumCountsExec;
 import io.giql.spark.exec.SweepIntervalJoinExec;
 import io.giql.spark.exec.TileExpandExec;
 import io.giql.spark.index.Nearest;
 import io.giql.spark.index.PerRow;
 import io.giql.spark.merge.MergePlanner;
+import io.giql.spark.merge.MergeIntervalJoinExec;
 
 import scala.Option;
 import scala.collection.immutable.Seq;

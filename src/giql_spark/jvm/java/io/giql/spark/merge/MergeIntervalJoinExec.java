@@ -1,4 +1,4 @@
-package io.giql.spark.exec;
+package io.giql.spark.merge;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -40,12 +40,13 @@ import io.giql.spark.files.Readers;
 import io.giql.spark.index.IntervalIndexMode;
 import io.giql.spark.index.Nearest;
 import io.giql.spark.index.PerRow;
-import io.giql.spark.merge.JoinKind;
-import io.giql.spark.merge.MergeJob;
-import io.giql.spark.merge.MergePlan;
-import io.giql.spark.merge.MergeSweep;
-import io.giql.spark.merge.SideSpec;
-import io.giql.spark.merge.UnitReader;
+import io.giql.spark.index.IntervalIndex;
+import io.giql.spark.exec.BroadcastIntervalJoinExec;
+import io.giql.spark.exec.ExecNode;
+import io.giql.spark.exec.Probe;
+import io.giql.spark.exec.ProbeIterator;
+import io.giql.spark.exec.Reach;
+import io.giql.spark.exec.SumCountsExec;
 
 import scala.Function1;
 import scala.Option;
@@ -409,7 +410,7 @@ public final class MergeIntervalJoinExec extends ExecNode {
           leftHi, residual.isDefined() ? residual.get() : null, out, near.nearest,
           longMetric("numOutputRows"), longMetric("numCandidates"));
       PartitionFn<Object, InternalRow> fn = (partition, ignored) ->
-          BroadcastIntervalJoinExec.unitsProbed(probe, mode, partition, new UnitReader(job,
+          unitsProbed(probe, mode, partition, new UnitReader(job,
               partition));
       return Partitions.mapWithIndex(rdd, PartitionFn.scala(fn), false, false,
           Scala.tag(InternalRow.class));
@@ -417,4 +418,33 @@ public final class MergeIntervalJoinExec extends ExecNode {
     return Partitions.mapWithIndex(rdd, new MergeSweep(job), false, false,
         Scala.tag(InternalRow.class));
   }
+
+  /** Per unit of a merge task: its right rows indexed by {@code mode}, its left rows probed. */
+  static Iterator<InternalRow> unitsProbed(Probe p, IntervalIndexMode mode, int partition,
+      UnitReader units) {
+    return new scala.collection.AbstractIterator<InternalRow>() {
+      private Iterator<InternalRow> cur = Scala.iterator(java.util.Collections.emptyIterator());
+
+      @Override
+      public boolean hasNext() {
+        while (!cur.hasNext()) {
+          if (!units.next()) return false;
+          IntervalIndex idx = (IntervalIndex) mode.transform(units.right(), Option.empty());
+          ProbeIterator it = new ProbeIterator(p, idx, partition, units.left());
+          if (units.partial()) {
+            it.reach = new Reach(units.restHi(), units.restLo(),
+                () -> (IntervalIndex) mode.transform(units.allRight(), Option.empty()));
+          }
+          cur = it;
+        }
+        return true;
+      }
+
+      @Override
+      public InternalRow next() {
+        return cur.next();
+      }
+    };
+  }
+
 }
