@@ -44,7 +44,7 @@ SCRIPT = textwrap.dedent("""
     spark = Remote.builder.remote(f"sc://localhost:{port}/;token={tok}").getOrCreate()
     out = {"available": list(gj.available(spark))}
     if with_ext:
-        from giql_spark.jvm.join import band_join, band_sql
+        from giql_spark.jvm.marker import band_join, band_sql
         l = spark.createDataFrame([("c", 1, 10, "x"), ("c", 20, 30, "y"), (None, 1, 5, "z")],
                                   "chrom string, s long, e long, n string").alias("a")
         r = spark.createDataFrame([("c", 5, 6), ("c", 40, 50)],

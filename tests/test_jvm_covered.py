@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from giql_spark.jvm.join import band_sql
+from giql_spark.jvm.marker import band_sql
 
 from test_jvm_grouped_count import merge_tasks, sorted_sides  # noqa: F401
 from test_jvm_merge import jspark  # noqa: F401

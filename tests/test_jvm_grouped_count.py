@@ -15,7 +15,7 @@ import pytest
 from pyspark.sql import functions as F
 from conftest import task_error, task_errors
 
-from giql_spark.jvm.join import band_sql
+from giql_spark.jvm.marker import band_sql
 
 from test_jvm_join import plain_condition  # noqa: E402
 from test_jvm_merge import (NATURAL, gen, jspark, register, sort_rows,  # noqa: F401,E402

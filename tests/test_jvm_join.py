@@ -14,7 +14,7 @@ import pytest
 from pyspark.errors import PySparkException
 
 import giql_spark.jvm as gj
-from giql_spark.jvm.join import band, band_join, band_sql
+from giql_spark.jvm.marker import band, band_join, band_sql
 
 JOIN_SQL = {"inner": "JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL JOIN",
             "semi": "LEFT SEMI JOIN", "anti": "LEFT ANTI JOIN"}

@@ -18,7 +18,7 @@ import pytest
 from conftest import task_error, task_errors
 
 import giql_spark.jvm as gj
-from giql_spark.jvm.join import band_sql
+from giql_spark.jvm.marker import band_sql
 
 from test_jvm_join import plain_condition  # noqa: E402  (same helper)
 

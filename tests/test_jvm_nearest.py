@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.errors import PySparkException
 
-from giql_spark.jvm.join import band_join, band_sql
+from giql_spark.jvm.marker import band_join, band_sql
 
 from test_jvm_join import jspark  # noqa: F401  (the session with the extension)
 

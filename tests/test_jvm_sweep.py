@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 import giql_spark.jvm as gj
-from giql_spark.jvm.join import band_sql
+from giql_spark.jvm.marker import band_sql
 
 from test_jvm_join import plain_condition, rows, table  # noqa: E402  (same helpers)
 

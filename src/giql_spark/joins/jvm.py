@@ -1,7 +1,7 @@
 """Interval and band joins by giql-spark's operators inside Spark's JVM.
 
 The join is Spark's own join of the two sides on ``giql_band(...) AND
-<exact condition>``: the marker (:mod:`giql_spark.jvm.join`) carries the
+<exact condition>``: the marker (:mod:`giql_spark.jvm.marker`) carries the
 equality keys and each side's hull, and the planner strategy the extension
 injects replaces the join with an operator: a broadcast interval index
 (``jvm_broadcast``: the smaller side indexed once, the other streamed past
@@ -57,7 +57,7 @@ def stream_available(session) -> tuple[bool, str]:
 
 
 def _join(left: DataFrame, right: DataFrame, spec: JoinSpec, options: dict) -> DataFrame:
-    from ..jvm.join import band_sql
+    from ..jvm.marker import band_sql
 
     keys = spec.key_pairs
     (_, ls, le), (_, rs, re_) = spec.left.text, spec.right.text
@@ -107,7 +107,7 @@ def nearest_join(left: DataFrame, right: DataFrame, left_keys: list[str], left_h
     meet; the ``k`` are the nearest among the ``right`` rows that meet it (a self-join leaving
     each row's own out), not the nearest then filtered. ``right`` is broadcast as an index;
     nothing crosses into Python. Expressions are SQL over the two sides' columns."""
-    from ..jvm.join import band_sql
+    from ..jvm.marker import band_sql
 
     marker = band_sql(list(left_keys), *left_hull, list(right_keys), *right_hull, algo=algo, build="right",
                       nearest=str(int(k)), maxgap="none" if max_gap is None else str(int(max_gap)),

@@ -8,7 +8,7 @@ The operators are Java, compiled on first use against the installed PySpark (see
 * added to a running classic session: ``install(spark)``.
 
 A join reaches the operators through the SQL function ``giql_band(...)`` in its condition; see
-:mod:`giql_spark.jvm.join`.
+:mod:`giql_spark.jvm.marker`.
 """
 
 from __future__ import annotations
