@@ -1,8 +1,9 @@
 """The one place a join's strategy is chosen: statistics, refusals, cost, choice.
 
 The runtime calls :func:`choice_for` (an interval or band join, or a NEAREST's
-candidates), :func:`rows_choice` (a NEAREST's rows whole) or
-:func:`nearest_choice` (the DataFrame API's k-nearest joins) once per join,
+candidates), :func:`rows_choice` (a NEAREST's rows whole),
+:func:`nearest_choice` (the DataFrame API's k-nearest joins) or
+:func:`stream_choice` (a join with a streaming side) once per join,
 then builds what it is told. Here the sides' statistics are read (cached per
 session by :class:`StatsCache`), the strategies the session or the inputs'
 layout refuse are asked for their reasons, and the cost model
@@ -25,7 +26,7 @@ from pyspark.sql.types import NumericType
 
 from . import registry
 from . import choose as choose_mod
-from .choose import choose, session_cluster
+from .choose import choose, choose_stream, session_cluster
 from .nodes import Choice, IntervalJoin, Nearest, NearestRows, Node, Timing
 from .stats import answers, sides_stats
 from .stats.model import SideStats
@@ -218,3 +219,10 @@ def rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice:
         choice = Choice("ranked", reason=f"giql's ranking joined back to the outer rows ({why})")
     choice.timing = Timing(time.perf_counter() - t0, 0.0)
     return choice
+
+
+def stream_choice(facts: registry.StreamFacts, options: dict, spark) -> Choice:
+    """The strategy for a join with a streaming side: no statistics (no Spark job runs on a
+    stream), only the facts of its shape that :mod:`giql_spark.streaming.plan` reads
+    (:func:`.choose.choose_stream`), among the strategies ``spark`` can run."""
+    return choose_stream(facts, options, registry.unavailable(spark))

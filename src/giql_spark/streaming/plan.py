@@ -29,8 +29,7 @@ from ..errors import QueryError
 from ..joins import jvm, naive
 from ..joins.fields import prune
 from ..joins.spec import JoinSpec, band_key, spark
-from ..planner import registry
-from ..planner.choose import choose_stream
+from ..planner.select import stream_choice
 from ..planner.nodes import Built, Choice, IntervalJoin, Node, Timing
 from ..planner.registry import StreamFacts
 from ..planner.stats.spark import plan_facts
@@ -96,7 +95,7 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     compiled, why = (None, None) if spec.how == "inner" else _compiled(spec, left, right)
     facts = StreamFacts(both=False, how=spec.how, static_bytes=plan_facts(static, files=False).size,
                         uncompiled=why)
-    choice = choose_stream(facts, options, registry.unavailable(left.sparkSession))
+    choice = stream_choice(facts, options, left.sparkSession)
     strategy = choice.strategy
     build = "right" if stream_is_left else "left"
     notes = [f"stream: the {where} side; static side indexed: {build}"]
@@ -142,8 +141,8 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     pruning = plan_pruning(spec.full, node.left.aliases, node.right.aliases, sides[0], sides[1],
                            integer_columns=_integer_columns(spec, types))
     shifts, not_affine = jvm_state.offsets(pruning)
-    choice = choose_stream(StreamFacts(both=True, how=spec.how, static_bytes=None, bound_shape=not_affine),
-                           options, registry.unavailable(spark_session))
+    choice = stream_choice(StreamFacts(both=True, how=spec.how, static_bytes=None, bound_shape=not_affine),
+                           options, spark_session)
     strict = list(spec.key_pairs)
     nullable = list(getattr(spec.band, "nullable_keys", ()) or ())
     tags = []
