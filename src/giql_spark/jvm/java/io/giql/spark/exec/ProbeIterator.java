@@ -100,12 +100,13 @@ public final class ProbeIterator extends JoinIterator {
     return r instanceof UnsafeRow ? r : streamToUnsafe.apply(r);
   }
 
-  /**
-   * Whether the residual holds for the current stream row and entry {@code entry}: a filtered
-   * k-nearest join's search asks it of each entry it finds (null: the join is not one).
-   */
+  /** {@link #holds}, asked by a filtered k-nearest join's search of each entry it finds (null: not one). */
   private final Nearest.Accept accept;
 
+  /**
+   * Whether the residual holds for the current stream row and entry {@code entry}: on values where
+   * the fast residual decides, else on the pair's rows (then left paired).
+   */
   private boolean holds(int entry) {
     int v = values == null ? FastResidual.UNKNOWN : values.eval(entry);
     if (v != FastResidual.UNKNOWN || residual == null) return v != FastResidual.FALSE;
@@ -162,16 +163,10 @@ public final class ProbeIterator extends JoinIterator {
         while (candPos < cand.n) {
           int entry = cand.a[candPos++];
           // a filtered search's entries have met the residual already
-          int v = accept != null ? FastResidual.TRUE
-              : values == null ? FastResidual.UNKNOWN : values.eval(entry);
-          if (v == FastResidual.FALSE) continue;
+          if (accept == null && !holds(entry)) continue;
           int r = idx.rowOf[entry];
           idx.pointTo(buildRow, r);
           pair(cur, buildRow);
-          if (residual != null && v != FastResidual.TRUE && !(p.buildRight
-              ? residual.holds(cur, buildRow, joined) : residual.holds(buildRow, cur, joined))) {
-            continue;
-          }
           curMatched = true;
           switch (p.mode) {
             case PAIRS:
