@@ -34,7 +34,7 @@ def test_fresh_cache_builds_the_jar(tmp_path, monkeypatch):
     with zipfile.ZipFile(jar) as z:
         names = set(z.namelist())
     assert "io/giql/spark/GiqlSparkExtensions.class" in names
-    assert "io/giql/spark/exec/BroadcastIntervalJoinExec.class" in names
+    assert "io/giql/spark/join/broadcast/BroadcastIntervalJoinExec.class" in names
     # the second call reuses it and leaves no temporary folders behind
     mtime = jar.stat().st_mtime_ns
     assert build.jar_path() == jar and jar.stat().st_mtime_ns == mtime

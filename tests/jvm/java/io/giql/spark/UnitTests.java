@@ -10,10 +10,10 @@ public final class UnitTests {
   public static void main(String[] args) {
     Check c = new Check();
     io.giql.spark.index.IntervalIndexTest.run(c);
-    io.giql.spark.merge.UnitSweepTest.run(c);
-    io.giql.spark.merge.CountSweepTest.run(c);
-    io.giql.spark.merge.HeldRowsTest.run(c);
-    io.giql.spark.merge.RangesTest.run(c);
+    io.giql.spark.join.merge.UnitSweepTest.run(c);
+    io.giql.spark.join.merge.CountSweepTest.run(c);
+    io.giql.spark.join.merge.HeldRowsTest.run(c);
+    io.giql.spark.join.merge.RangesTest.run(c);
     io.giql.spark.columns.RowConcatTest.run(c);
     io.giql.spark.columns.VectorRowTest.run(c);
     System.out.println(c.passed() + " passed, " + c.failed() + " failed");

@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 
 import io.giql.spark.compat.Scala;
 import io.giql.spark.index.IntervalIndex;
-import io.giql.spark.merge.MergePlanner;
+import io.giql.spark.join.merge.MergePlanner;
 
 /** The SQL metrics of an executed plan, one line per operator, for profiling from Python. */
 public final class PlanMetrics {

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.types.DataType;
 
 import io.giql.spark.compat.Scala;
 
@@ -27,6 +28,13 @@ public final class Bind extends AbstractPartialFunction<Expression, Expression> 
 
   public static Expression bind(Expression e, Seq<Attribute> input) {
     return e.transformUp(new Bind(input));
+  }
+
+  /** The data types of {@code attrs}, in order. */
+  public static DataType[] types(Seq<Attribute> attrs) {
+    DataType[] t = new DataType[attrs.size()];
+    for (int i = 0; i < t.length; i++) t[i] = attrs.apply(i).dataType();
+    return t;
   }
 
   private int ordinal(AttributeReference a) {

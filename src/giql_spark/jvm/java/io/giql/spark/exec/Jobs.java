@@ -26,11 +26,11 @@ import scala.runtime.AbstractFunction2;
  * tasks the driver's time from {@code collect} to the job's start fell from 26.8 and 31.4 ms to
  * 15.7 and 16.0 ms ({@code benchmarks/reports/DRIVER-PHASES-1M.md} at commit a8425f9).
  */
-final class Jobs {
+public final class Jobs {
   private Jobs() {}
 
   /** {@code f} of each partition of {@code rdd}, in partition order. */
-  static <T, U> List<U> each(RDD<T> rdd, Function1<Iterator<T>, U> f, Class<U> type) {
+  public static <T, U> List<U> each(RDD<T> rdd, Function1<Iterator<T>, U> f, Class<U> type) {
     int n = rdd.getNumPartitions();
     List<Object> parts = new ArrayList<>(n);
     for (int i = 0; i < n; i++) parts.add(i);
@@ -42,7 +42,7 @@ final class Jobs {
   }
 
   /** The one value of a partition that holds one (a partition's marks). */
-  static final class Only<U> extends AbstractFunction1<Iterator<U>, U> implements Serializable {
+  public static final class Only<U> extends AbstractFunction1<Iterator<U>, U> implements Serializable {
     private static final long serialVersionUID = 1L;
 
     @Override

@@ -45,15 +45,15 @@ import org.apache.spark.sql.types.TimestampType$;
 import io.giql.spark.columns.Conjuncts;
 import io.giql.spark.compat.Scala;
 import io.giql.spark.compat.Sessions;
-import io.giql.spark.exec.BroadcastIntervalJoinExec;
+import io.giql.spark.join.broadcast.BroadcastIntervalJoinExec;
 
 import io.giql.spark.exec.SumCountsExec;
-import io.giql.spark.exec.SweepIntervalJoinExec;
-import io.giql.spark.exec.TileExpandExec;
+import io.giql.spark.join.sweep.SweepIntervalJoinExec;
+import io.giql.spark.join.sweep.TileExpandExec;
 import io.giql.spark.index.Nearest;
 import io.giql.spark.index.PerRow;
-import io.giql.spark.merge.MergePlanner;
-import io.giql.spark.merge.MergeIntervalJoinExec;
+import io.giql.spark.join.merge.MergePlanner;
+import io.giql.spark.join.merge.MergeIntervalJoinExec;
 
 import scala.Option;
 import scala.collection.immutable.Seq;

@@ -1,4 +1,0 @@
-package io.giql.spark.merge;
-
-/** The join types the merge join runs. */
-public enum JoinKind { INNER, LEFT, SEMI, ANTI }

@@ -1,7 +1,0 @@
-package io.giql.spark.merge;
-
-/** One side of a unit, in sweep order. */
-interface RowStream {
-  /** The next row, or null at the end; throws {@link Disorder}. */
-  SweepRow next();
-}
