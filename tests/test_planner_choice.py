@@ -8,7 +8,8 @@ import pytest
 from giql_spark.errors import QueryError, QuerySyntaxError
 from giql_spark.joins.spec import Interval, JoinSpec
 from giql_spark.planner import cost
-from giql_spark.planner.choose import BROADCAST_BYTES, choose
+from giql_spark.planner.choose import choose
+from giql_spark.planner.registry import BROADCAST_BYTES
 from giql_spark.planner.constants import DEFAULTS
 from giql_spark.language.compile import parse_giql
 from giql_spark.language.rules.hint import OPTIONS, QUERY, read_hints

@@ -120,12 +120,13 @@ def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_
     columns read by the aliases' names (for a select list that reads both forms alike,
     :func:`reads_flat`)."""
     if isinstance(node, NearestRows):
-        if choice.strategy == "ranked":
+        if choice.strategy == registry.RANKED:
             return fallback()
         return nearest.rows(left, right, node, algo=registry.get(choice.strategy).nearest_algo,
                             sides=choice.prepared)
     if isinstance(node, Nearest):
-        return nearest.candidates(left, right, node.spec, dry_run=dry_run, jvm=choice.strategy == "jvm_nearest")
+        return nearest.candidates(left, right, node.spec, dry_run=dry_run, 
+                                    jvm=registry.candidates_named(choice.strategy).runs is not None)
     strategy = registry.get(choice.strategy)
     if strategy.python and node.fields:
         left, right = prune(left, node.fields), prune(right, node.fields)

@@ -14,6 +14,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 
 from ..errors import GiqlSparkError
+from ..planner import registry
 from ..joins.spec import Interval, JoinSpec, band_spec
 from ..band import Blocked, derive_band
 from .engine import interval_join, strategy_options, stream_options
@@ -68,7 +69,7 @@ def band_pairs(df1: DataFrame, df2: DataFrame, condition: str, how: str, suffixe
     if isinstance(band, Blocked) or band.left is None:
         # No range to prune by: Spark's own join of the condition.
         spec = JoinSpec(_HOW[how], "band", Interval("''", "0", "0"), Interval("''", "0", "0"), tree)
-        options = {**options, "strategy": "naive"}
+        options = {**options, "strategy": registry.unbanded()}
     else:
         spec = band_spec(_HOW[how], tree, band)
     out = interval_join(left, right, spec, options)

@@ -75,12 +75,13 @@ def runs(rows: int) -> list[tuple[str, str, int, int, dict]]:
     must describe the sizes where the choice matters), on the profiles its
     entry names."""
     out = []
-    for profile, sizes in BIN_GRID.items():
-        out.extend(("binned", profile, rows, rows, {"strategy": "binned", "bin_size": b}) for b in sizes)
     for name, strategy in registry.BATCH.items():
         # a strategy that runs only on some inputs (the merge of sorted files) is timed
         # where it accepts the generated data, which is sorted; see calibrate()
-        if name == "binned":
+        if strategy.calibration_sweep:
+            size = strategy.calibration_sweep
+            out.extend((name, profile, rows, rows, {"strategy": name, size: b})
+                       for profile, sizes in BIN_GRID.items() for b in sizes)
             continue
         nl, nr = strategy.calibration(rows)
         for profile in strategy.calibration_profiles or tuple(BIN_GRID):
@@ -167,9 +168,10 @@ def calibrate(session, rows: int = 1_000_000, repeats: int = 3, log=print) -> di
     fitted["calibration_cores"] = cluster_cores(session.spark)[0] or base["calibration_cores"]
     points = []
     for strategy, profile, _, _, options, seconds, sh in measured:
-        if strategy != "binned":
+        swept = registry.get(strategy).calibration_sweep
+        if not swept:
             continue
-        terms = binned(sh, base, options["bin_size"]).terms
+        terms = binned(sh, base, options[swept]).terms
         if "expand+shuffle" not in terms:  # Spark broadcast the expanded side: another cost shape
             continue
         points.append((profile, terms["expand+shuffle"] / base["row_shuffle"],

@@ -23,11 +23,6 @@ from .nodes import Choice, Nearest
 from .stats.model import SideStats
 from .stats.spark import cluster_cores
 
-#: Both sides below this (Spark's size estimate) run as plain SQL when nothing else is known.
-TINY_BYTES = 256 * 1024
-#: Without row statistics, a right side up to this size is broadcast.
-BROADCAST_BYTES = 2 * 1024 * 1024
-
 
 def choose(node, options: dict, left: SideStats | None = None, right: SideStats | None = None,
            constants: tuple[dict, str] | None = None, unavailable: dict[str, str] | None = None) -> Choice:
@@ -38,13 +33,8 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
     refused with that reason, and forcing one is an error."""
     unavailable = dict(unavailable or {})
     if isinstance(node, Nearest):
-        if "jvm_broadcast" not in unavailable and "jvm_nearest" not in unavailable:
-            return Choice("jvm_nearest", reason="k-nearest candidates of well-formed intervals from the "
-                          "JVM broadcast index of the targets (ties at the k-th kept); the other rows' from "
-                          "the per-chromosome kernel")
-        why = unavailable.get("jvm_broadcast") or unavailable.get("jvm_nearest")
-        return Choice("nearest-index", reason="k-nearest candidates per chromosome from a sorted index"
-                      + (f" (JVM index: {why})" if why else ""))
+        way, reason = registry.candidates(unavailable)
+        return Choice(way.name, reason=reason)
     left = left or SideStats(None)
     right = right or SideStats(None)
     if getattr(node.spec, "unbounded", False):
@@ -79,7 +69,7 @@ def choose(node, options: dict, left: SideStats | None = None, right: SideStats 
         strategy = estimates[0].strategy
         reason = f"lowest estimated cost (~{estimates[0].seconds:.2f} s at {cluster.cores} cores)"
     else:
-        strategy, reason = _by_rules(left, right)
+        strategy, reason = registry.by_rules(left, right)
     estimate = next((e for e in estimates if e.strategy == strategy), None)
     params = registry.get(strategy).params_for(options, estimate)
     return Choice(strategy, params, reason, estimates, origin)
@@ -131,16 +121,6 @@ def choose_nearest(k: int, left: SideStats | None, right: SideStats | None, unav
                 "; the merge reads sorted files with nothing collected on the driver"
                 if s.nearest_algo == "merge" else ""))
     return Choice(None, {}, "; ".join(f"{n}: {w}" for n, w in unavailable.items()))
-
-
-def _by_rules(left: SideStats, right: SideStats) -> tuple[str, str]:
-    sizes = f"left {left.describe()}, right {right.describe()}"
-    if left.size_bytes is not None and right.size_bytes is not None and \
-            max(left.size_bytes, right.size_bytes) <= TINY_BYTES:
-        return "naive", f"both sides tiny ({sizes})"
-    if right.size_bytes is not None and right.size_bytes <= BROADCAST_BYTES:
-        return "broadcast", f"right side fits a broadcast index ({sizes})"
-    return "binned", f"no side known to be small ({sizes}); binned needs no driver memory"
 
 
 #: Why a streaming join's strategy is chosen by rule, not by cost.

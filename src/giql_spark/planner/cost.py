@@ -85,6 +85,10 @@ class Estimate:
     longest: float | None = None
     cores: int | None = None
     work: float | None = None
+    #: How its widest stage is cut into tasks (:func:`layout`): ``index`` (the probe side's
+    #: splits), ``merge`` (ranges of sorted files), ``shuffle`` (one key's rows together) or
+    #: ``cut`` (rows copied to each bin or tile they reach).
+    layout: str = "cut"
 
     def describe(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in self.params.items())
@@ -214,21 +218,21 @@ def _densest(sh: Shape, size: float) -> float:
 def layout(est: Estimate, sh: Shape, cl: Cluster, c: dict) -> tuple[int, float, float]:
     """(tasks, the longest task's share of the work, the work the layout adds in seconds, as
     the estimate's terms count them) of a strategy's widest stage."""
-    name, p = est.strategy, est.params
+    kind, p = est.layout, est.params
     both = sh.n_left + sh.n_right
     bpr = (sh.left_bytes_per_row + sh.right_bytes_per_row) / 2
-    if name == "jvm_merge" and "k" in p:
+    if kind == "merge" and "k" in p:
         tasks, longest, reread = nearest_pieces(sh, cl)
         return tasks, longest, c["jvm_merge_row"] * reread
-    if name == "jvm_merge":
+    if kind == "merge":
         # the rows its ranges read again are work of their own
         tasks, longest, reread = merge_ranges(sh, cl, pairs=True)
         return tasks, longest, c["jvm_merge_row"] * reread
-    if name in ("broadcast", "jvm_broadcast"):
+    if kind == "index":
         probe = sh.n_left if p.get("build", "right") == "right" else sh.n_right
         tasks = _split_tasks(probe, bpr, cl)
         return tasks, 1.0 / tasks, 0.0
-    if name == "naive":
+    if kind == "shuffle":
         tasks = _shuffle_tasks(both, bpr, cl)
         pairs = sh.chrom_left * sh.chrom_right
         return tasks, max(1.0 / tasks, float(pairs.max() / max(pairs.sum(), 1.0))), 0.0
@@ -238,7 +242,7 @@ def layout(est: Estimate, sh: Shape, cl: Cluster, c: dict) -> tuple[int, float, 
     return tasks, max(1.0 / tasks, _densest(sh, size)), 0.0
 
 
-#: As the merge join's planner (``merge/Balance.java``): a row of a row group a task reads
+#: As the merge join's planner (``join/merge/Balance.java``): a row of a row group a task reads
 #: weighs this much of a row it keeps, since a range ending inside a row group decodes all of it.
 DECODED_ROW = 1.5
 #: A row only decoded, as a share of a merge row (decoded and kept).
@@ -262,7 +266,7 @@ def merge_ranges(sh: Shape, cl: Cluster, pairs: bool = False) -> tuple[int, floa
     """The merge join's tasks on ``cl`` (one per core, ``spark.giql.merge.tasks``), the longest
     one's share of the work, and the work of the rows its ranges decode again (in merge rows,
     :data:`DECODED_SHARE` of one each). As its planner cuts them
-    (``merge/Balance.java``), the tasks are runs of the genome's order whose cost, the work of the
+    (``join/merge/Balance.java``), the tasks are runs of the genome's order whose cost, the work of the
     rows they keep plus :data:`DECODED_ROW` per row of the row groups they decode, is as even as
     it can be: a chromosome is cut into ranges of positions where a run ends inside it, and each
     range reads whole row groups (about one more a side than its own rows fill), so no task costs
@@ -437,7 +441,8 @@ def broadcast(sh: Shape, c: dict, how: str) -> Estimate:
     def estimate(build, nb, npr, levels):
         terms = {"fixed": c["fixed_python"], "build": c["build_row"] * nb,
                  "probe": c["python_row"] * npr + levels, **results(sh, c, c["python_pair"])}
-        return Estimate("broadcast", c["scale_broadcast"] * sum(terms.values()), {"build": build}, terms)
+        return Estimate("broadcast", c["scale_broadcast"] * sum(terms.values()), {"build": build}, terms,
+                        layout="index")
 
     return _best_build(sh, c, sides, estimate, "index_bytes_per_row", "broadcast_budget_bytes")
 
@@ -474,7 +479,7 @@ def sweep(sh: Shape, c: dict, tile: int) -> Estimate:
 def naive(sh: Shape, c: dict) -> Estimate:
     terms = {"fixed": c["fixed_jvm"], "pair tests": c["nested_pair"] * sh.same_chrom_pairs(),
              **results(sh, c, c["output"])}
-    est = Estimate("naive", c["scale_naive"] * sum(terms.values()), {}, terms)
+    est = Estimate("naive", c["scale_naive"] * sum(terms.values()), {}, terms, layout="shuffle")
     if max(sh.n_left, sh.n_right) > TINY_ROWS:
         est.refused = f"plain SQL is only for tiny inputs (at most {TINY_ROWS:,} rows a side)"
     return est
@@ -493,7 +498,8 @@ def jvm_broadcast(sh: Shape, c: dict, how: str) -> Estimate:
         terms = {"fixed": c["fixed_jvm"], "build": c["jvm_build_row"] * nb,
                  "probe": probe * (2 if preserved else 1),
                  **results(sh, c, c["output"], build == "right" or (sh.count_only and not sh.per_row))}
-        return Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"build": build}, terms)
+        return Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"build": build}, terms,
+                        layout="index")
 
     return _best_build(sh, c, ("right", "left"), estimate, "jvm_index_bytes_per_row", "jvm_broadcast_budget_bytes")
 
@@ -520,7 +526,7 @@ def jvm_merge(sh: Shape, c: dict, how: str) -> Estimate:
     # (heavy widths), where it measured twice as fast.
     terms = {"fixed": c["fixed_jvm"], "read+sweep": c["jvm_merge_row"] * rows,
              **results(sh, c, c["output"], True)}
-    est = Estimate("jvm_merge", c["scale_jvm_merge"] * sum(terms.values()), {}, terms)
+    est = Estimate("jvm_merge", c["scale_jvm_merge"] * sum(terms.values()), {}, terms, layout="merge")
     if how not in ("inner", "left", "semi", "anti"):
         est.refused = "the merge join does inner, left, semi and anti joins"
     return est
@@ -536,7 +542,8 @@ def jvm_nearest(sh: Shape, c: dict, k: int, algo: str) -> Estimate:
     out = c["output"] * sh.n_left * k
     if algo == "broadcast":
         terms = {"fixed": c["fixed_jvm"], "build": c["jvm_build_row"] * sh.n_right, "probe": probe, "output": out}
-        est = Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"k": k}, terms)
+        est = Estimate("jvm_broadcast", c["scale_jvm_broadcast"] * sum(terms.values()), {"k": k}, terms,
+                       layout="index")
         need = sh.n_right * c["jvm_index_bytes_per_row"]
         if need > c["jvm_broadcast_budget_bytes"]:
             est.refused = (f"the right side (~{sh.n_right:,.0f} rows, ~{need / 2**20:,.0f} MB indexed) exceeds "
@@ -544,7 +551,7 @@ def jvm_nearest(sh: Shape, c: dict, k: int, algo: str) -> Estimate:
         return est
     terms = {"fixed": c["fixed_jvm"] + c["fixed_merge_nearest"], "read": c["jvm_merge_row"] * (sh.n_left + sh.n_right),
              "probe": probe, "output": out}
-    return Estimate("jvm_merge", c["scale_jvm_merge"] * sum(terms.values()), {"k": k}, terms)
+    return Estimate("jvm_merge", c["scale_jvm_merge"] * sum(terms.values()), {"k": k}, terms, layout="merge")
 
 
 # Each strategy's cost in the registry's form: ``(shape, constants, join type,
@@ -591,7 +598,7 @@ def _object_store_opens(est: Estimate, sh: Shape, c: dict) -> None:
     if not files or est.refused:
         return
     opens = files
-    if est.strategy == "jvm_merge":
+    if est.layout == "merge":
         groups = [n / g for n, g in ((sh.n_left, sh.left_group_rows), (sh.n_right, sh.right_group_rows)) if g]
         opens = max(files, round(sum(groups))) if groups else files
     term = c["object_store_open"] * opens

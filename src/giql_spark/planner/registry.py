@@ -113,6 +113,20 @@ class Strategy:
     #: first), and the options it counts with; None where it does not.
     per_row_rank: int | None = None
     per_row_options: tuple[tuple[str, str], ...] = ()
+    #: ``rule(left, right) -> reason | None`` (both :class:`~.stats.model.SideStats`): where no
+    #: statistics price the strategies, the first by ``rule_rank`` (lower first) whose rule gives
+    #: a reason is taken; None where no rule takes it.
+    rule: Callable | None = None
+    rule_rank: int = 0
+    #: It runs any condition, with no band to prune by (Spark's own join of the condition):
+    #: the strategy of a join whose hull ends are not positions.
+    unbanded: bool = False
+    #: A stream x static join through it indexes the static side once, when the query is planned
+    #: (``streaming.static``), instead of running its join function in each micro-batch.
+    static_index: bool = False
+    #: The size parameter ``giql-spark calibrate`` times it at each size of its grid, to fit the
+    #: shuffle and candidate constants from those runs (None: timed once per profile).
+    calibration_sweep: str | None = None
     summary: str = ""
     #: A few words for a reason line (EXPLAIN), where it is not the summary's.
     short: str = ""
@@ -193,6 +207,33 @@ def _stream_state_stream(f: StreamFacts) -> Fit | None:
                   "match") if f.both else None
 
 
+#: Both sides below this (Spark's size estimate) run as plain SQL when nothing else is known.
+TINY_BYTES = 256 * 1024
+#: Without row statistics, a right side up to this size is broadcast.
+BROADCAST_BYTES = 2 * 1024 * 1024
+
+
+def _sizes(left, right) -> str:
+    return f"left {left.describe()}, right {right.describe()}"
+
+
+def _naive_rule(left, right) -> str | None:
+    if left.size_bytes is not None and right.size_bytes is not None and \
+            max(left.size_bytes, right.size_bytes) <= TINY_BYTES:
+        return f"both sides tiny ({_sizes(left, right)})"
+    return None
+
+
+def _broadcast_rule(left, right) -> str | None:
+    if right.size_bytes is not None and right.size_bytes <= BROADCAST_BYTES:
+        return f"right side fits a broadcast index ({_sizes(left, right)})"
+    return None
+
+
+def _binned_rule(left, right) -> str:
+    return f"no side known to be small ({_sizes(left, right)}); binned needs no driver memory"
+
+
 def _nearest_broadcast_refusal(left, right, *_) -> str | None:
     if not within_broadcast_limit(right):
         return "the right side is larger than spark.giql.broadcastMaxBytes"
@@ -202,16 +243,19 @@ def _nearest_broadcast_refusal(left, right, *_) -> str | None:
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("binned", binned.join, cost.binned_cost,
              (Param("bin_size", binned.DEFAULT_BIN_SIZE, chosen=True, size=True),), cut=("bin_size", "bin"),
+             rule=_binned_rule, rule_rank=2, calibration_sweep="bin_size",
              summary="intervals expanded to fixed-size bins; an equi-join on (chromosome, bin) in the JVM"),
     Strategy("broadcast", broadcast.join, cost.broadcast_cost,
              (Param("build", "right", chosen=True, shown=False),), python=True,
              calibration=lambda n: (n, max(1, n // 10)), stream=_broadcast_stream,
+             rule=_broadcast_rule, rule_rank=1, static_index=True,
              summary="the small side indexed and shipped to every task; the other side probes it in Python"),
     Strategy("sweep", sweep.join, cost.sweep_cost,
              (Param("tile_size", sweep.DEFAULT_TILE_SIZE, size=True),), python=True, cut=("tile_size", "tile"),
              summary="both sides cut into genome tiles, sorted and swept per tile in Python"),
     Strategy("naive", naive.join, cost.naive_cost, calibration=lambda n: (2_000, 2_000),
              calibration_profiles=("uniform",), stream=_naive_stream,
+             rule=_naive_rule, rule_rank=0, unbanded=True,
              summary="Spark's own join: a nested loop per chromosome"),
     Strategy("jvm_broadcast", jvm.broadcast_join, cost.jvm_broadcast_cost,
              (Param("build", "auto", chosen=True, shown=False),), available=jvm.available,
@@ -236,6 +280,67 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
 )}
 #: The strategies that join batches (the cost model prices these).
 BATCH: dict[str, Strategy] = {n: s for n, s in STRATEGIES.items() if s.batch}
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """How a NEAREST's candidate rows are found (the statement's SQL ranks them afterwards)."""
+
+    name: str
+    reason: str
+    #: What a reason line calls it when it cannot run.
+    label: str = ""
+    #: The batch strategy whose operator finds them (None: a per-chromosome kernel in Python,
+    #: which every session runs).
+    runs: str | None = None
+    #: It collects and broadcasts the targets: targets over ``spark.giql.broadcastMaxBytes``
+    #: refuse it.
+    broadcast: bool = False
+
+
+#: The ways to a NEAREST's candidates, the first a session can run taken.
+CANDIDATES: tuple[Candidates, ...] = (
+    Candidates("jvm_nearest", "k-nearest candidates of well-formed intervals from the JVM broadcast index of "
+               "the targets (ties at the k-th kept); the other rows' from the per-chromosome kernel",
+               label="JVM index", runs="jvm_broadcast", broadcast=True),
+    Candidates("nearest-index", "k-nearest candidates per chromosome from a sorted index"),
+)
+
+
+#: A NEAREST's rows by giql's own SQL (its ranking joined back to the outer rows), where no
+#: strategy of :func:`nearest_joins` can run the k-nearest join.
+RANKED = "ranked"
+
+
+def candidates(unavailable: dict[str, str]) -> tuple[Candidates, str]:
+    """The first way to a NEAREST's candidates not in ``unavailable`` (by its name or the
+    strategy it runs), and the reason line: why the ways before it could not run."""
+    why = []
+    for c in CANDIDATES:
+        blocked = unavailable.get(c.name) or (unavailable.get(c.runs) if c.runs else None)
+        if blocked is None:
+            return c, c.reason + (f" ({'; '.join(why)})" if why else "")
+        why.append(f"{c.label or c.name}: {blocked}")
+    raise AssertionError("the last of CANDIDATES runs in every session")
+
+
+def candidates_named(name: str) -> Candidates:
+    return next(c for c in CANDIDATES if c.name == name)
+
+
+def by_rules(left, right) -> tuple[str, str]:
+    """The strategy the registry's rules take where no statistics price the strategies, and why."""
+    for name, s in sorted(((n, s) for n, s in STRATEGIES.items() if s.rule is not None),
+                          key=lambda kv: kv[1].rule_rank):
+        why = s.rule(left, right)
+        if why:
+            return name, why
+    raise AssertionError("the last rule takes every join")
+
+
+def unbanded() -> str:
+    """The strategy of a join with no band to prune by (it runs any condition)."""
+    return next(n for n, s in STRATEGIES.items() if s.unbanded)
 
 
 def get(name: str) -> Strategy:

@@ -84,14 +84,15 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
     if isinstance(node, IntervalJoin) and node.spec.predicate == "band" and not node.spec.ends_numeric:
         why = _not_numeric(node, left, right)
         if why is not None:
-            return Choice("naive", reason=f"no band: {why}", timing=Timing())
+            return Choice(registry.unbanded(), reason=f"no band: {why}", timing=Timing())
     t0 = time.perf_counter()
     unavailable = None
     refusals = None
     if isinstance(node, Nearest):
         unavailable = registry.unavailable(left.sparkSession)
-        if "jvm_broadcast" not in unavailable and not within_broadcast_limit(left):
-            unavailable["jvm_nearest"] = "the targets are larger than spark.giql.broadcastMaxBytes"
+        if not within_broadcast_limit(left):
+            unavailable.update({c.name: "the targets are larger than spark.giql.broadcastMaxBytes"
+                                for c in registry.CANDIDATES if c.broadcast and c.name not in unavailable})
     if isinstance(node, IntervalJoin):
         unavailable = registry.unavailable(left.sparkSession)
         forced = options.get("strategy")
@@ -201,7 +202,7 @@ def rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice:
     from ..joins import nearest
 
     if left.isStreaming or right.isStreaming:
-        return Choice("ranked", reason="giql's ranking joined back to the outer rows (a side is a stream)")
+        return Choice(registry.RANKED, reason="giql's ranking joined back to the outer rows (a side is a stream)")
     t0 = time.perf_counter()
     off = left.sparkSession.conf.get("spark.giql.nearest.rows", "true").lower() == "false"
     why = "spark.giql.nearest.rows is false" if off else _rows_refusal(node, left, right)
@@ -216,7 +217,7 @@ def rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice:
                              f"({registry.get(choice.strategy).short}; {choice.reason}); no distinct "
                              f"references, ranking or join back")
     if why is not None:
-        choice = Choice("ranked", reason=f"giql's ranking joined back to the outer rows ({why})")
+        choice = Choice(registry.RANKED, reason=f"giql's ranking joined back to the outer rows ({why})")
     choice.timing = Timing(time.perf_counter() - t0, 0.0)
     return choice
 

@@ -26,11 +26,11 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
 from ..errors import QueryError
-from ..joins import jvm, naive
 from ..joins.fields import prune
 from ..joins.spec import JoinSpec, band_key, spark
 from ..planner.select import stream_choice
 from ..planner.nodes import Built, Choice, IntervalJoin, Node, Timing
+from ..planner import registry
 from ..planner.registry import StreamFacts
 from ..planner.stats.spark import plan_facts
 from ..spark_version import HAS_TRANSFORM_WITH_STATE
@@ -96,19 +96,20 @@ def stream_static(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     facts = StreamFacts(both=False, how=spec.how, static_bytes=plan_facts(static, files=False).size,
                         uncompiled=why)
     choice = stream_choice(facts, options, left.sparkSession)
-    strategy = choice.strategy
+    strategy = registry.get(choice.strategy)
     build = "right" if stream_is_left else "left"
+    builds = any(p.name == "build" for p in strategy.params)
     notes = [f"stream: the {where} side; static side indexed: {build}"]
-    if strategy == "jvm_broadcast":
-        df = jvm.broadcast_join(left, right, spec, build=build, dry_run=dry_run)
-        notes.append("Spark broadcasts and indexes the static side again in each micro-batch")
-    elif strategy == "broadcast":
+    if strategy.static_index:
         df = static_join(stream, static, spec, stream_is_left=stream_is_left, compiled=compiled, dry_run=dry_run)
         notes.append("exact condition: " + ("in Spark, after the probe" if compiled is None
                                             else "in the operator, per candidate pair"))
+    elif builds:
+        df = strategy.join(left, right, spec, build=build, dry_run=dry_run)
+        notes.append("Spark broadcasts and indexes the static side again in each micro-batch")
     else:
-        df = naive.join(left, right, spec)
-    choice.params = {"build": build} if strategy != "naive" else {}
+        df = strategy.join(left, right, spec)
+    choice.params = {"build": build} if builds else {}
     choice.notes = notes
     return df, choice
 
@@ -151,7 +152,7 @@ def stream_stream(node: IntervalJoin, left: DataFrame, right: DataFrame, options
     name = "giql_state_" + "_".join(a.lower() for a in node.left.aliases + node.right.aliases)
     keys = " AND ".join(f"{spark(a)} = {spark(b)}" for a, b in strict + nullable) or "none (one global key)"
     buckets = int(spark_session.conf.get(BUCKETS_CONF, None) or DEFAULT_BUCKETS)
-    if choice.strategy == "jvm_stream_state":
+    if not registry.get(choice.strategy).python:  # the JVM stateful operator
         unit_condition = spec.full if nullable else jvm_state.within_unit(spec, strict, types)
         result, notes = _in_jvm(spec, unit_condition, left, right, tags, pruning, shifts, buckets, name, node.kept)
     else:
