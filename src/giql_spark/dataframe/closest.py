@@ -20,9 +20,10 @@ The one-table form with no option is one k-nearest self-join in the JVM whose
 search leaves each row's own copy out (:func:`_others_in_jvm`).
 
 Overlaps kept and one direction ignored, with no tie column and two tables,
-needs neither list nor window: per direction of the ``df1`` rows, one k-nearest
-join in the JVM over the rows that overlap or lie on the side looked to ranks
-them as bioframe does (:func:`_one_way_in_jvm`).
+needs neither list nor window: one k-nearest join in the JVM over the rows that
+overlap or lie on the side each row looks to (a filter inside the search where
+the side depends on ``direction_col``) ranks them as bioframe does
+(:func:`_one_way_in_jvm`).
 
 Upstream and downstream are left and right, swapped for a ``df1`` row whose
 ``direction_col`` is ``"-"``. Each ``df1`` row then keeps its ``k`` best
@@ -253,11 +254,13 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
 
 def _one_way_in_jvm(df1: DataFrame, df2: DataFrame, c1, c2, k: int, ignore_upstream: bool, direction_col,
                     op: str, suffixes) -> DataFrame | None:
-    """closest with overlaps kept, looking one way (upstream or downstream), no tie column: per
-    direction of the ``df1`` rows, one k-nearest join in the JVM restricted to the rows that
-    overlap a row or lie wholly on the side it looks to (:func:`.nearest._in_jvm` with a
-    ``side``). The operator ranks overlaps first, then by gap, as bioframe does, and keeps a row
-    with none: no window, no shuffle. None where the session has no such join.
+    """closest with overlaps kept, looking one way (upstream or downstream), no tie column: one
+    k-nearest join in the JVM restricted to the rows that overlap a row or lie wholly on the side
+    it looks to: a ``side`` of the search without ``direction_col``, else a filter inside the
+    search that reads each row's direction (one join, ``df2`` indexed and broadcast once, where
+    one join per direction read it twice: 3.07 s against 3.96 s warm at 1M, medians of 6). The
+    operator ranks overlaps first, then by gap, as bioframe does, and keeps a row with none: no
+    window, no shuffle. None where the session has no such join.
 
     ``df1``'s and ``df2``'s columns (by position, names as :func:`.nearest.nearest` gives them)
     and ``distance``.
@@ -267,20 +270,21 @@ def _one_way_in_jvm(df1: DataFrame, df2: DataFrame, c1, c2, k: int, ignore_upstr
     p1, p2 = suffixes
     names = [n + p1 for n in df1.columns] + [n + p2 for n in df2.columns] + ["distance"]
     a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
-    along = _along(direction_col)
     # a row along its direction ("+", or none) has upstream on its left: it looks right when
     # upstream is ignored; a "-" row the other way
     along_side, against_side = ("right_or_meeting", "left_or_meeting") if ignore_upstream \
         else ("left_or_meeting", "right_or_meeting")
-    groups = [(a, along_side)] if direction_col is None else \
-        [(a.where(along), along_side), (a.where(~along), against_side)]
-    parts = []
-    for rows, side in groups:
-        joined = _in_jvm(rows, b, c1, c2, None, None, k, None, names, side=side)
-        if joined is None:
-            return None
-        parts.append(joined)
-    return parts[0] if len(parts) == 1 else parts[0].union(parts[1])
+    if direction_col is None:
+        return _in_jvm(a, b, c1, c2, None, None, k, None, names, side=along_side)
+
+    # Rows of both directions in one join, b indexed and broadcast once: the side test is a
+    # filter inside the search, so each row's k come from its own side.
+    def accept(col1, col2, hull1, hull2):
+        along = f"coalesce({col1(direction_col)} <> '-', true)"
+        on = {"right_or_meeting": f"{hull2[1]} >= {hull1[0]}", "left_or_meeting": f"{hull2[0]} <= {hull1[1]}"}
+        return f"({along} AND {on[along_side]}) OR (NOT {along} AND {on[against_side]})"
+
+    return _in_jvm(a, b, c1, c2, None, None, k, None, names, accept=accept)
 
 
 def _others_in_jvm(df: DataFrame, c, k: int, op: str, suffixes) -> DataFrame | None:

@@ -164,7 +164,7 @@ def nearest(df1: DataFrame, df2: DataFrame, k: int = 1, max_distance: int | None
 
 
 def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, names: list[str],
-            side: str = "both", distinct: tuple[str, str] | None = None):
+            side: str = "both", distinct: tuple[str, str] | None = None, accept=None):
     """The k-nearest join inside the JVM (``b`` broadcast as an interval index), or None.
 
     Both sides are renamed to their output ``names`` where those are
@@ -180,7 +180,10 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
     (``left_or_meeting`` / ``right_or_meeting``): only the rows overlapping the row or wholly
     before (after) it, as a closest that keeps overlaps and looks one way asks. ``distinct``: a
     column of ``a`` and one of ``b`` whose values must differ, inside the search (a row's
-    own copy left out of a self-join, its ``k`` still found among the others).
+    own copy left out of a self-join, its ``k`` still found among the others). ``accept``:
+    ``accept(col1, col2, hull1, hull2) -> SQL`` a pair must meet, inside the search as
+    ``distinct`` (``col1``/``col2`` name a column of ``a``/``b`` on the operator's sides,
+    ``hull1``/``hull2`` are the sides' doubled hulls, ``(lo, hi)``).
     """
     if len(set(names)) < len(names):
         names = [f"__gs_1_{i}" for i in range(len(a.columns))] + [f"__gs_2_{i}" for i in range(len(b.columns))]
@@ -206,7 +209,10 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
     max_gap = None if max_distance is None else 2 * int(max_distance) + 1
     # statistics from the sides before their renaming: the footers know the files' names
     stats_sides = [(a, Interval(q(c1[0]), q(c1[1]), q(c1[2]))), (b, Interval(q(c2[0]), q(c2[1]), q(c2[2])))]
-    condition = None if distinct is None else f"{q(n1[distinct[0]])} <> {q(n2[distinct[1]])}"
+    tests = [] if distinct is None else [f"{q(n1[distinct[0]])} <> {q(n2[distinct[1]])}"]
+    if accept is not None:
+        tests.append(accept(lambda c: q(n1[c]), lambda c: q(n2[c]), hull(n1, c1), hull(n2, c2)))
+    condition = " AND ".join(f"({t})" for t in tests) or None
     joined = jvm_nearest(left, right, lk, hull(n1, c1), rk, hull(n2, c2), k, max_gap, stats_sides, side=side,
                          condition=condition)
     if joined is None:
