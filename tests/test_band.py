@@ -216,9 +216,12 @@ KEYED = ["a.chrom = b.chrom AND ({})", "a.chrom = b.chrom AND a.strand = b.stran
 
 SHAPES = [Shape(s) for s in RANGE_SHAPES]
 # Every shape again with a chromosome key (equal in about 4 pairs of 10), and
-# some with two keys (about 1 in 7) or the key written last.
+# some with two keys (about 1 in 7) or the key written last. Two keys and a point range meet
+# about 13 times in 30 random seeds (sd 3), and Hypothesis also draws the project's own
+# constants as seeds, so which seeds run changes with unrelated code: 60 examples keep the
+# vacuity check (at least 8 TRUE pairs) from failing on such a change.
 SHAPES += [Shape(KEYED[0].format(s), min_true=10, examples=20) for s in RANGE_SHAPES]
-SHAPES += [Shape(k.format(s), min_true=8, examples=30) for s in RANGE_SHAPES[::4] for k in KEYED[1:]]
+SHAPES += [Shape(k.format(s), min_true=8, examples=60) for s in RANGE_SHAPES[::4] for k in KEYED[1:]]
 SHAPES += [
     Shape("t1.ts > t2.ts - 3 AND t1.ts < t2.ts + 2", left="t1", right="t2"),
     Shape("t2.ts + 2 > t1.ts AND t2.ts - 3 < t1.ts", left="t1", right="t2"),
@@ -614,7 +617,7 @@ def test_condition_dag_prunes_streaming_state():
     from math import inf
 
     from giql_spark.band import condition_dag
-    from giql_spark.intervals import Interval, column_range
+    from giql_spark.interval_arith import Interval, column_range
     cond = parse("a.chrom = b.chrom AND a.\"end\" + 2000 > b.start AND a.start - 2000 < b.\"end\" AND a.strand = '+'")
     dag = condition_dag(cond, {"a"}, {"b"})
     assert column_range(dag, {"a.start": Interval(1_000_000, inf)}, "b.end") == Interval(998_001, inf, integer=True)
