@@ -138,6 +138,22 @@ def _check_failed(e: Exception) -> str:
     return f"the merge check failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
 
 
+def _remembered(key, check) -> str | None:
+    """``check()``'s answer, kept for ``key`` (the same sides and join planned again: a statement
+    re-run, EXPLAIN then the query). The extension decides again from the files when the query
+    is planned, and a merge the files no longer allow runs as the broadcast, so a kept answer
+    can cost speed, never rows."""
+    with _lock:
+        if key in _merge_checked:
+            return _merge_checked[key]
+    why = check()
+    with _lock:
+        if len(_merge_checked) > 256:
+            _merge_checked.clear()
+        _merge_checked[key] = why
+    return why
+
+
 def nearest_merge_refusal(left: DataFrame, right: DataFrame, left_keys: list[str], left_hull: tuple[str, str],
                           right_keys: list[str], right_hull: tuple[str, str]) -> str | None:
     """Why :func:`nearest_join` cannot run with ``algo="merge"`` on these sides, or None when
@@ -145,11 +161,17 @@ def nearest_merge_refusal(left: DataFrame, right: DataFrame, left_keys: list[str
     why = _merge_session_refusal(left.sparkSession)
     if why:
         return why
-    try:
-        return _planned_refusal(nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, 1,
-                                             algo="merge"))
-    except Exception as e:  # a plan the check cannot read: the broadcast remains
-        return _check_failed(e)
+
+    def check():
+        try:
+            return _planned_refusal(nearest_join(left, right, left_keys, left_hull, right_keys, right_hull, 1,
+                                                 algo="merge"))
+        except Exception as e:  # a plan the check cannot read: the broadcast remains
+            return _check_failed(e)
+
+    key = ("nearest", left._jdf.semanticHash(), right._jdf.semanticHash(), tuple(left_keys), tuple(left_hull),
+           tuple(right_keys), tuple(right_hull))
+    return _remembered(key, check)
 
 
 def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | None:
@@ -164,19 +186,16 @@ def merge_refusal(left: DataFrame, right: DataFrame, spec: JoinSpec) -> str | No
     why = _merge_session_refusal(left.sparkSession)
     if why:
         return why
+
+    def check():
+        try:
+            return _planned_refusal(_join(left, right, spec, {"algo": "merge"}))
+        except Exception as e:  # a plan the check cannot read: the other operators remain
+            return _check_failed(e)
+
     try:
-        # the same sides and join again (a statement re-run, EXPLAIN then the query) reuse
-        # the answer; the extension decides again from the files when the query is planned
         key = (left._jdf.semanticHash(), right._jdf.semanticHash(), spec.how, spec.describe(),
                spec.left.text, spec.right.text, tuple(map(str, spec.key_pairs)))
-        with _lock:
-            if key in _merge_checked:
-                return _merge_checked[key]
-        why = _planned_refusal(_join(left, right, spec, {"algo": "merge"}))
-    except Exception as e:  # a plan the check cannot read: the other operators remain
+    except Exception as e:
         return _check_failed(e)
-    with _lock:
-        if len(_merge_checked) > 256:
-            _merge_checked.clear()
-        _merge_checked[key] = why
-    return why
+    return _remembered(key, check)
