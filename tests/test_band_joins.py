@@ -4,7 +4,7 @@ A join whose condition bounds one side's positions by the other's
 (``DISTANCE(a.interval, b.interval) <= d``, windows, slop, ``ABS(a.start -
 b.start) < w``, a point in an interval or containment written by hand,
 overlap with GREATEST / LEAST, a time-series band) becomes an interval join
-of predicate ``band`` (:mod:`giql_spark.language.rules.band_join`). Here each
+of predicate ``band`` (:mod:`giql_spark.language.rules.extract_band_joins`). Here each
 such query runs on Spark with every strategy of
 :data:`giql_spark.planner.registry.STRATEGIES` (each size parameter small,
 medium and larger than the data) and its rows (a multiset) are compared with

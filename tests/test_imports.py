@@ -119,7 +119,7 @@ LAYERS = [
     ["giql_spark.kernels", "giql_spark.io"],  # io reads through the jar's readers where a session has it
     ["giql_spark.jvm"],        # the jar: built, installed, asked whether a session has it
     ["giql_spark.band"],       # band derivation over the interval arithmetic
-    ["giql_spark.intervals"],  # interval arithmetic: a leaf anyone may use
+    ["giql_spark.interval_arith"],  # interval arithmetic: a leaf anyone may use
     ["giql_spark.progress"],
     ["giql_spark.spark_sql", "giql_spark.errors", "giql_spark.examples"],
     ["giql_spark.spark_version"],  # what differs between Spark lines: asked by every layer

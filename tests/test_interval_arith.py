@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from giql_spark.intervals import (Abs, Add, And, Between, Case, Cmp, Col, Const, Greatest, Interval, IsNull,
+from giql_spark.interval_arith import (Abs, Add, And, Between, Case, Cmp, Col, Const, Greatest, Interval, IsNull,
                                           Least, Neg, Not, Or, Scale, Sub, Tv, bounds, column_range, evaluate,
                                           fold, greatest, least, nnf, propagate)
-from giql_spark.intervals import symbolic as sym
+from giql_spark.interval_arith import symbolic as sym
 
 I = Interval
 FAST = settings(max_examples=60, deadline=None, derandomize=True,
@@ -181,7 +181,7 @@ def test_fold_substitutes_null():
 
 
 def _walk(n):
-    from giql_spark.intervals.nodes import walk
+    from giql_spark.interval_arith.nodes import walk
     return list(walk(n))
 
 

@@ -12,7 +12,7 @@ from giql_spark.planner.choose import choose
 from giql_spark.planner.registry import BROADCAST_BYTES
 from giql_spark.planner.constants import DEFAULTS
 from giql_spark.language.compile import parse_giql
-from giql_spark.language.rules.hint import OPTIONS, QUERY, read_hints
+from giql_spark.language.rules.read_hints import OPTIONS, QUERY, read_hints
 from giql_spark.planner.nodes import IntervalJoin, Side
 from giql_spark.planner.stats import SideStats, Widths
 

@@ -10,7 +10,7 @@ import pytest
 from sqlglot import parse_one
 
 from data import genes, peaks
-from giql_spark.language.rules.interval_join import fields_read as _fields_read
+from giql_spark.language.rules.extract_interval_joins import fields_read as _fields_read
 from test_giql_operators import JOINS
 
 T = {"peaks": peaks(), "genes": genes()}

@@ -14,15 +14,15 @@ from giql_spark.errors import QueryError
 from giql_spark.language.compile import compile_giql
 from giql_spark.language.relations import NODES, plan_nodes
 from giql_spark.language.rules import RULES, rewrite
-from giql_spark.language.rules.bind import bind_tables
-from giql_spark.language.rules.ctes import prune_ctes
-from giql_spark.language.rules.exists import exists_to_semi
-from giql_spark.language.rules.interval_join import extract_interval_joins
-from giql_spark.language.rules.nearest import extract_nearest
-from giql_spark.language.rules.nearest_keys import null_safe_nearest_keys
+from giql_spark.language.rules.bind_tables import bind_tables
+from giql_spark.language.rules.prune_ctes import prune_ctes
+from giql_spark.language.rules.exists_to_semi import exists_to_semi
+from giql_spark.language.rules.extract_interval_joins import extract_interval_joins
+from giql_spark.language.rules.extract_nearest import extract_nearest
+from giql_spark.language.rules.null_safe_nearest_keys import null_safe_nearest_keys
 from giql_spark.language.rules.nearest_rows import nearest_rows
 from giql_spark.language.rules.qualify import qualify
-from giql_spark.language.rules.stars import expand_star_replace
+from giql_spark.language.rules.expand_star_replace import expand_star_replace
 from giql_spark.language.schema import RESULT, Schema
 from giql_spark.planner.nodes import IntervalJoin, Nearest, NearestRows
 from giql_spark.language.plan import plan

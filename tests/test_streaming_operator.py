@@ -76,7 +76,7 @@ def value(sql, row: dict):
 
 
 def arrived(rules: JoinRules, spec, s: int, rows: list[dict]) -> Arrived:
-    """What Spark computes per row before the operator (see giql_spark.streaming.plan._tagged)."""
+    """What Spark computes per row before the operator (see giql_spark.streaming.build._tagged)."""
     side = rules.pruning.side(s)
     iv = spec.left if s == 0 else spec.right
     code, order, prune, lo, hi, texts = [], [], [], [], [], []

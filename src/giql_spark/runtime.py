@@ -149,7 +149,7 @@ def run_node(node: Node, left: DataFrame, right: DataFrame, options: dict, *, re
         choice = rows_choice(node, left, right)
         return Built(node, choice, build(node, left, right, choice, dry_run=dry_run, fallback=fallback))
     if left.isStreaming or right.isStreaming:  # no statistics can be read from a stream
-        from .streaming.plan import run_node as run_streaming
+        from .streaming.build import run_node as run_streaming
 
         return run_streaming(node, left, right, options, dry_run=dry_run)
     choice = choice_for(node, left, right, options, read=read, always_stats=always_stats)

@@ -405,7 +405,7 @@ class Session:
             out += ["", f"Query actual: {rows:,} rows in {time.perf_counter() - t0:.2f} s"]
         out += ["", "Spark SQL:", f"  {p.sql}", ""]
         if df.isStreaming:  # Spark plans a stream per micro-batch, once it runs
-            from .streaming.plan import logical_plan
+            from .streaming.build import logical_plan
 
             out += ["Spark logical plan (query.explain() on the running query shows the physical plan):",
                     logical_plan(df)]

@@ -11,7 +11,7 @@ How the hulls are found
 The condition's conjuncts are converted to an expression DAG
 (:mod:`.sql`). Treating the left side's columns as known values (symbolic
 points ``[a.start, a.start]``) and the right side's as unknown, constraint
-propagation (:mod:`..intervals.graph`) asserts the condition TRUE and narrows
+propagation (:mod:`..interval_arith.graph`) asserts the condition TRUE and narrows
 the right side's expressions to intervals whose ends are expressions over
 the left side; then the same with the sides swapped. That yields facts
 
@@ -50,7 +50,7 @@ NULL holds for every ``b`` with ``b.start < least(a.end, b.end)``, however
 small ``b.start`` is. The derivation therefore splits into cases by which
 columns are NULL (a column is left out when its being NULL alone makes the
 condition never TRUE, as in any plain comparison), folds each case's NULLs
-into the condition (:func:`.intervals.nodes.fold`) and derives facts for
+into the condition (:func:`.interval_arith.nodes.fold`) and derives facts for
 every case that can be TRUE.
 
 Each hull end is the NULL-skipping LEAST / GREATEST of terms. The case with
@@ -92,10 +92,10 @@ from sqlglot import exp
 
 from .facts import Deriver, Facts
 from .sql import DISTANCE_META, HULL_INF, Converter, Leaves, Unusable, display, render_node, render_sym
-from ..intervals import symbolic as sym
-from ..intervals.interval import INF
-from ..intervals.nodes import TRUE, And, Cmp, Col, Node, can_be_true, columns, fold
-from ..intervals.present import present_form
+from ..interval_arith import symbolic as sym
+from ..interval_arith.interval import INF
+from ..interval_arith.nodes import TRUE, And, Cmp, Col, Node, can_be_true, columns, fold
+from ..interval_arith.present import present_form
 
 __all__ = ["DISTANCE_META", "HULL_INF", "Band", "Blocked", "DistanceMark", "Hull", "condition_dag", "derive_band"]
 
@@ -292,7 +292,7 @@ def condition_dag(condition: exp.Expression, left_aliases, right_aliases, *,
                   integer_columns: bool = True) -> Node:
     """The join condition as an interval DAG formula over columns named ``alias.field`` (lower case).
 
-    For :func:`.intervals.graph.column_range` (pruning streaming join state).
+    For :func:`.interval_arith.graph.column_range` (pruning streaming join state).
     Every conjunct is converted, one-sided ones included; parts that cannot
     be modelled become TRUE, so the formula is implied by the condition and
     the ranges it gives are supersets. The formula is the condition for rows

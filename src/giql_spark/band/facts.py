@@ -1,6 +1,6 @@
 """Facts a join condition implies about its two sides, for band derivation (:mod:`giql_spark.band`).
 
-For a NULL-free formula (:mod:`..intervals.present`), :class:`Deriver` finds
+For a NULL-free formula (:mod:`..interval_arith.present`), :class:`Deriver` finds
 the equality keys it implies and facts ``P <= H`` and ``L <= Q`` between a
 right-side expression (``P``, ``Q``) and a left-side one (``H``, ``L``):
 constraint propagation runs once with the left side's columns known
@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .sql import Leaves
-from ..intervals import symbolic as sym
-from ..intervals.graph import propagate
-from ..intervals.interval import INF, Interval
-from ..intervals.nodes import (TRUE, Abs, Add, And, Cmp, Col, Const, Greatest, Least, Neg, Node, Or, Scale, Sub,
+from ..interval_arith import symbolic as sym
+from ..interval_arith.graph import propagate
+from ..interval_arith.interval import INF, Interval
+from ..interval_arith.nodes import (TRUE, Abs, Add, And, Cmp, Col, Const, Greatest, Least, Neg, Node, Or, Scale, Sub,
                               columns, fold, walk)
 
 

@@ -1,17 +1,17 @@
 """SQL to the interval DAG and back, for band derivation (:mod:`giql_spark.band`).
 
 :class:`Converter` turns one conjunct of a join condition (a sqlglot boolean
-expression) into a formula of :mod:`..intervals.nodes` in negation normal
+expression) into a formula of :mod:`..interval_arith.nodes` in negation normal
 form. Every column, and every expression over one side's columns that is not
 arithmetic the engine understands (``LENGTH(a.seq)``, ``a.x * a.y``), becomes
-a leaf :class:`~.intervals.nodes.Col` recorded in :class:`Leaves` with its
+a leaf :class:`~.interval_arith.nodes.Col` recorded in :class:`Leaves` with its
 side and SQL. A part that cannot be used — a product of the two sides'
 columns, a function of both sides, a CASE that is not a marked DISTANCE — is
 replaced by TRUE, which keeps the formula implied by the condition (NNF has
 no negations above it), and its reason is recorded.
 
 The renderers build sqlglot expressions for symbolic bounds
-(:mod:`..intervals.symbolic`) and for DAG nodes over one side.
+(:mod:`..interval_arith.symbolic`) and for DAG nodes over one side.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import sqlglot
 from giql.dialect import GIQLDialect
 from sqlglot import exp
 
-from ..intervals import symbolic as sym
-from ..intervals.nodes import (NULL, TRUE, Abs, Add, And, Case, Cmp, Col, Const, Greatest, IsNull, Least, Neg, Node,
+from ..interval_arith import symbolic as sym
+from ..interval_arith.nodes import (NULL, TRUE, Abs, Add, And, Case, Cmp, Col, Const, Greatest, IsNull, Least, Neg, Node,
                               Or, Scale, Sub, columns)
 
 DISTANCE_META = "giql_spark_distance"

@@ -16,7 +16,7 @@ values of the operands. Comparisons (:func:`le`) answer only when the answer
 is the same for every assignment, and return None otherwise.
 
 Columns are any objects with ``name`` (str) and ``integer`` (bool)
-attributes; :class:`giql_spark.intervals.nodes.Col` is one.
+attributes; :class:`giql_spark.interval_arith.nodes.Col` is one.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from sqlglot import exp, parse
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import QueryError, QuerySyntaxError, UnknownTableError
-from .rules.hint import QUERY
+from .rules.read_hints import QUERY
 from .target import SPARK
 
 

@@ -12,8 +12,8 @@ from ..planner.nodes import Node
 from .compile import compile_giql
 from .relations import placeholders, plan_nodes
 from .rules import rewrite
-from .rules.band_join import UNPLANNED
-from .rules.hint import OPTIONS
+from .rules.extract_band_joins import UNPLANNED
+from .rules.read_hints import OPTIONS
 from .schema import Schema
 
 
@@ -22,7 +22,7 @@ class Plan:
     """The Spark SQL of a statement and the operators it reads.
 
     ``sql`` names registered tables and operator results by placeholders
-    (see :mod:`giql_spark.language.rules.bind`) that are bound to DataFrames
+    (see :mod:`giql_spark.language.rules.bind_tables`) that are bound to DataFrames
     when it runs; ``nodes`` are in the order they must be built; ``options``
     are what the query's hints set.
     """

@@ -19,7 +19,7 @@ from sqlglot import exp
 #: Meta key of a placeholder table: ``{alias: fields or None}`` of the planned
 #: operator's result it stands for.
 RESULT = "giql_spark_result"
-#: Registered tables are read through placeholders (see :mod:`.rules.bind`).
+#: Registered tables are read through placeholders (see :mod:`.rules.bind_tables`).
 TABLE_PREFIX = "__gs_t_"
 
 Scope = dict[str, "list[str] | None"]

@@ -65,7 +65,7 @@ class Fit:
 class Strategy:
     name: str
     #: ``join(left, right, spec, *, dry_run=False, **params)``; None for an
-    #: operator that only joins streams (built by :mod:`giql_spark.streaming.plan`).
+    #: operator that only joins streams (built by :mod:`giql_spark.streaming.build`).
     join: Callable | None
     #: The batch cost (:mod:`.cost`); None for a strategy that does not join batches.
     cost: Callable | None

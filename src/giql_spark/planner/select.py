@@ -224,6 +224,6 @@ def rows_choice(node: NearestRows, left: DataFrame, right: DataFrame) -> Choice:
 
 def stream_choice(facts: registry.StreamFacts, options: dict, spark) -> Choice:
     """The strategy for a join with a streaming side: no statistics (no Spark job runs on a
-    stream), only the facts of its shape that :mod:`giql_spark.streaming.plan` reads
+    stream), only the facts of its shape that :mod:`giql_spark.streaming.build` reads
     (:func:`.choose.choose_stream`), among the strategies ``spark`` can run."""
     return choose_stream(facts, options, registry.unavailable(spark))

@@ -4,7 +4,7 @@ Each side keeps, per key, the rows that may still match a future row of the
 other side. Future rows of side A have ``order_A >= x`` with ``x`` the newest
 order value A has sent on the key minus its ``max_disorder`` (the order
 contract, :mod:`.contract`). Asserting the condition TRUE with that interval
-known, constraint propagation (:func:`giql_spark.intervals.column_range`)
+known, constraint propagation (:func:`giql_spark.interval_arith.column_range`)
 narrows each column of side B; the lower end of B's *prune column* is the
 lowest value a B row can hold and still match. B's rows are kept sorted by
 that column, so forgetting is a cut of a prefix.
@@ -33,10 +33,10 @@ from sqlglot import exp
 from ..errors import QueryError
 from ..band import condition_formula
 from ..band.sql import Leaves
-from ..intervals import Interval, column_range
-from ..intervals.interval import INF
-from ..intervals.nodes import And, Cmp, Col, Node, can_be_true, columns, fold
-from ..intervals.present import present_form
+from ..interval_arith import Interval, column_range
+from ..interval_arith.interval import INF
+from ..interval_arith.nodes import And, Cmp, Col, Node, can_be_true, columns, fold
+from ..interval_arith.present import present_form
 
 #: Order values at which a candidate prune column is probed for a finite bound.
 _PROBES = (0, 1_000_000_000)

@@ -129,7 +129,7 @@ def condition_fields(condition, df_left: DataFrame, df_right: DataFrame) -> dict
     """Per alias, the fields ``condition`` (a sqlglot tree) reads (None: the whole row)."""
     from pyspark.sql.types import StructType
 
-    from ..language.rules.interval_join import fields_read
+    from ..language.rules.extract_interval_joins import fields_read
 
     scope = {f.name: ([g.name for g in f.dataType.fields] if isinstance(f.dataType, StructType) else None)
              for df in (df_left, df_right) for f in df.schema.fields}

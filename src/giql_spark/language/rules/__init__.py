@@ -13,21 +13,21 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..schema import Schema
-from .band_join import extract_band_joins
-from .bind import bind_tables
-from .ctes import prune_ctes
-from .exists import exists_to_semi
+from .bind_tables import bind_tables
+from .eliminate_star_qualify import eliminate_star_qualify
+from .exists_to_semi import exists_to_semi
+from .expand_star_replace import expand_star_replace
+from .explicit_using_stars import explicit_using_stars
+from .extract_band_joins import extract_band_joins
+from .extract_interval_joins import extract_interval_joins
+from .extract_nearest import extract_nearest
 from .fold_offsets import fold_offsets
-from .hint import read_hints
-from .interval_join import extract_interval_joins
-from .nearest import extract_nearest
-from .nearest_keys import null_safe_nearest_keys
 from .nearest_rows import nearest_rows
+from .null_safe_nearest_keys import null_safe_nearest_keys
+from .prune_ctes import prune_ctes
 from .qualify import qualify
-from .qualify_filter import eliminate_star_qualify
-from .refuse import refuse_unsupported
-from .stars import expand_star_replace
-from .using_star import explicit_using_stars
+from .read_hints import read_hints
+from .refuse_unsupported import refuse_unsupported
 
 RULES = (
     refuse_unsupported,      # forms Spark cannot run -> one line naming them

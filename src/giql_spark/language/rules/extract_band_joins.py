@@ -27,7 +27,7 @@ from ...planner.nodes import IntervalJoin, Side
 from ..relations import (aliases_of, and_, conjuncts, each_select, install_result, join_type, kept_for_spark, new_name,
                          record, sides)
 from ..schema import Schema, relations
-from .interval_join import fields_read, kept_fields
+from .extract_interval_joins import fields_read, kept_fields
 
 #: Meta key of the root: ``{join: reason}`` for the joins no band was derived for.
 UNPLANNED = "giql_spark_unplanned"

@@ -21,7 +21,7 @@ from ...planner.nodes import Nearest, NearestRows, Side
 from ..relations import (NODE, aliases_of, and_, conjuncts, each_select, install_result, join_type, kept_for_spark, new_name,
                          qualify_stars, record, scope_nodes, side_sql, sides, spark)
 from ..schema import Schema, relations
-from .band_join import UNPLANNED
+from .extract_band_joins import UNPLANNED
 from ..target import NEAREST_TAG_META
 
 

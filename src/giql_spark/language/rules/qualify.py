@@ -17,7 +17,7 @@ from sqlglot import exp
 from ...errors import QueryError
 from ..relations import join_type, qualify_stars, scope_nodes
 from ..schema import Schema
-from .interval_join import joined_selects
+from .extract_interval_joins import joined_selects
 
 
 def _owners(scope: dict[str, list[str] | None]) -> dict[str, list[str]]:

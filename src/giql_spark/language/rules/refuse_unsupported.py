@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from ...errors import QueryError
 from ..schema import Schema
-from .hint import QUERY
+from .read_hints import QUERY
 
 
 def _position(query: str | None, pattern: str) -> str:
