@@ -184,11 +184,11 @@ public final class MergePlanner {
     }
     long slack = Long.parseLong(conf.getConfString("spark.giql.merge.slack", "1"));
     int sample = Integer.parseInt(conf.getConfString("spark.giql.merge.sampleRows",
-        String.valueOf(SAMPLE_ROWS)));
+        String.valueOf(SortedSample.ROWS)));
     // one key per unit (a k-nearest join) reads each key's rows whatever their order within
     // the key: only the footers' key runs matter, so the rows' order is not sampled
-    if (!keyUnits && (!sampleSorted(ls, lside, hl.get(k), llo, lhi, slack, sample, "left", why)
-        || !sampleSorted(rs, rside, hr.get(k), rlo, rhi, slack, sample, "right", why))) {
+    if (!keyUnits && (!SortedSample.check(ls, lside, hl.get(k), llo, lhi, slack, sample, "left", why)
+        || !SortedSample.check(rs, rside, hr.get(k), rlo, rhi, slack, sample, "right", why))) {
       return null;
     }
     // the other keys are checked with the residual
@@ -435,82 +435,6 @@ public final class MergePlanner {
    */
   static final double COUNTED_PAIR = 0.15;
   static final double RETURNED_PAIR = 0.25;
-
-  static final int SAMPLE_FILES = 4;
-  static final int SAMPLE_ROWS = 4096;
-  private static final java.util.Map<String, String> SAMPLED =
-      new java.util.concurrent.ConcurrentHashMap<>();
-  /** The sample's sum of hi - lo and its rows with bounds, as {@link #SAMPLED}. */
-  private static final java.util.Map<String, double[]> WIDTHS =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  /**
-   * Reads the first rows of the first row group of a few files with the side's reader, filter
-   * and projection and checks that they come sorted by (key, lo) (the footers cannot tell the
-   * order inside a row group). The operator checks every row again when it runs.
-   */
-  static boolean sampleSorted(MergeIntervalJoinExec.Side s, Side layout,
-      Expression key, Expression lo, Expression hi, long slack, int rows, String name,
-      String[] why) {
-    if (rows <= 0) return true;
-    double[] width = new double[2];
-    SideSpec spec = null;
-    int files = 0;
-    for (ParquetLayout f : layout.files) {
-      if (files >= SAMPLE_FILES) break;
-      ParquetLayout.RowGroup first = null;
-      for (ParquetLayout.RowGroup g : f.groups) {
-        if (g.rows > 0 && g.keys != null && g.keys.length > 0) {
-          first = g;
-          break;
-        }
-      }
-      if (first == null) continue;
-      files++;
-      String id = f.path + "|" + f.size + "|" + f.modificationTime + "|" + first.start + "|"
-          + reading(s, key, lo, hi) + "|" + slack + "|" + rows;
-      String seen = SAMPLED.get(id);
-      double[] w = WIDTHS.get(id);
-      if (seen == null || w == null) {
-        w = new double[2];
-        if (spec == null) spec = MergeIntervalJoinExec.spec(s, name, key, lo, hi);
-        FileStream st = new FileStream(spec,
-            new org.apache.spark.sql.execution.datasources.PartitionedFile[] {
-                Units.file(f, first.start, first.length)},
-            Units.ranks(first.keys), false, false, true, slack);
-        seen = "";
-        try {
-          // reading is the check; the widths weigh pairs in the task cut (Work)
-          SweepRow row;
-          for (int i = 0; i < rows && (row = st.next()) != null; i++) {
-            if (row.nullBound) continue;
-            w[0] += (double) row.hi - row.lo;
-            w[1]++;
-          }
-        } catch (Disorder d) {
-          seen = d.detail;
-        } catch (RuntimeException e) {
-          seen = "could not read a sample: " + e;
-        } finally {
-          st.close();
-        }
-        if (SAMPLED.size() > 10_000) {
-          SAMPLED.clear();
-          WIDTHS.clear();
-        }
-        SAMPLED.put(id, seen);
-        WIDTHS.put(id, w);
-      }
-      width[0] += w[0];
-      width[1] += w[1];
-      if (!seen.isEmpty()) {
-        why[0] = "the first rows are not sorted by (key, lo): " + seen;
-        return false;
-      }
-    }
-    if (width[1] > 0) layout.width = width[0] / width[1];
-    return true;
-  }
 
   /**
    * The expressions as SQL text, which names columns without their expression ids: the same
