@@ -29,7 +29,8 @@ from harness.machine import machine_facts  # noqa: E402
 from harness.report import command_line, fmt_ratio, spread, write_report  # noqa: E402
 from harness.rss import run_measured  # noqa: E402
 
-OPS = ["closest", "closest_upstream", "closest_self", "trim_expand", "sort_bedframe", "assign_view",
+OPS = ["closest", "closest_upstream", "closest_self", "closest_no_overlaps", "closest_self_k3_downstream",
+       "trim_expand", "sort_bedframe", "assign_view",
        "select", "setdiff", "mark_runs", "merge_runs", "pair_by_distance", "binnify"]
 
 
@@ -38,6 +39,8 @@ def _giql_ops(gs, a, b, sizes):
         "closest": lambda: gs.closest(a, b),
         "closest_upstream": lambda: gs.closest(a, b, ignore_upstream=True, direction_col="strand"),
         "closest_self": lambda: gs.closest(a),
+        "closest_no_overlaps": lambda: gs.closest(a, b, ignore_overlaps=True),
+        "closest_self_k3_downstream": lambda: gs.closest(a, k=3, ignore_upstream=True, direction_col="strand"),
         "trim_expand": lambda: gs.trim(gs.expand(a, pad=5000), sizes),
         "sort_bedframe": lambda: gs.sort_bedframe(a),
         "assign_view": lambda: gs.assign_view(a, sizes),
@@ -55,6 +58,8 @@ def _bioframe_ops(bf, pd, a, b, sizes):
         "closest": lambda: bf.closest(a, b),
         "closest_upstream": lambda: bf.closest(a, b, ignore_upstream=True, direction_col="strand"),
         "closest_self": lambda: bf.closest(a),
+        "closest_no_overlaps": lambda: bf.closest(a, b, ignore_overlaps=True),
+        "closest_self_k3_downstream": lambda: bf.closest(a, k=3, ignore_upstream=True, direction_col="strand"),
         "trim_expand": lambda: bf.trim(bf.expand(a, pad=5000), sizes),
         "sort_bedframe": lambda: bf.sort_bedframe(a),
         "assign_view": lambda: bf.assign_view(a, bf.make_viewframe(sizes)),

@@ -16,14 +16,11 @@ one-table form take the route bioframe itself takes, written for Spark:
   ``df2`` ends at or before its start: the candidates are the ``k`` numbers up
   to that count, fetched by an equi-join on (chromosome, number).
 
-The one-table form with no option is one k-nearest self-join in the JVM whose
-search leaves each row's own copy out (:func:`_others_in_jvm`).
-
-Overlaps kept and one direction ignored, with no tie column and two tables,
-needs neither list nor window: one k-nearest join in the JVM over the rows that
-overlap or lie on the side each row looks to (a filter inside the search where
-the side depends on ``direction_col``) ranks them as bioframe does
-(:func:`_one_way_in_jvm`).
+With no tie column, and not ignoring both directions, every other option (the
+one-table form, ``ignore_overlaps``, one direction ignored, with or without
+``direction_col``) needs neither list nor window: one k-nearest join in the JVM
+whose search counts only the rows the options allow ranks them as bioframe does
+(:func:`_filtered_in_jvm`).
 
 Upstream and downstream are left and right, swapped for a ``df1`` row whose
 ``direction_col`` is ``"-"``. Each ``df1`` row then keeps its ``k`` best
@@ -144,14 +141,11 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
     plain = not (options or one_table or ignore_overlaps or ignore_upstream or ignore_downstream
                  or direction_col is not None or tie_breaking_col is not None)
     flat = None  # the pairs as nearest() returns them: both rows' columns flat, and distance
-    if ignore_upstream != ignore_downstream and not (options or one_table or ignore_overlaps
-                                                     or tie_breaking_col is not None):
-        flat = _one_way_in_jvm(df1, df2, c1, c2, k, ignore_upstream, direction_col, op, (p1, p2))
-    elif one_table and not (options or ignore_overlaps or ignore_upstream or ignore_downstream
-                            or direction_col is not None or tie_breaking_col is not None):
-        flat = _others_in_jvm(df1, c1, k, op, (p1, p2))
-    elif plain:
+    if plain:
         flat = nearest(df1, df2, k=k, suffixes=(p1, p2), cols1=c1, cols2=c2)
+    elif not (options or tie_breaking_col is not None or (ignore_upstream and ignore_downstream)):
+        flat = _filtered_in_jvm(df1, df2, c1, c2, k, ignore_overlaps, ignore_upstream, ignore_downstream,
+                                direction_col, op, (p1, p2))
     if flat is not None:
         # Renamed by position on top of the join (which keeps the output names, and so
         # the files' statistics, where they are distinct): distinct names to select by.
@@ -252,59 +246,62 @@ def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_over
     return paired.select(ROW1, ROW2, F.when(F.col(S).isNotNull(), _gap()).alias("distance"))
 
 
-def _one_way_in_jvm(df1: DataFrame, df2: DataFrame, c1, c2, k: int, ignore_upstream: bool, direction_col,
-                    op: str, suffixes) -> DataFrame | None:
-    """closest with overlaps kept, looking one way (upstream or downstream), no tie column: one
-    k-nearest join in the JVM restricted to the rows that overlap a row or lie wholly on the side
-    it looks to: a ``side`` of the search without ``direction_col``, else a filter inside the
-    search that reads each row's direction (one join, ``df2`` indexed and broadcast once, where
-    one join per direction read it twice: 3.07 s against 3.96 s warm at 1M, medians of 6). The
-    operator ranks overlaps first, then by gap, as bioframe does, and keeps a row with none: no
-    window, no shuffle. None where the session has no such join.
+def _filtered_in_jvm(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_overlaps: bool,
+                     ignore_upstream: bool, ignore_downstream: bool, direction_col, op: str,
+                     suffixes) -> DataFrame | None:
+    """closest with no tie column, not ignoring both directions: one k-nearest join in the JVM
+    whose search counts only the rows the options allow, so each ``df1`` row's ``k`` come from
+    those (:func:`.nearest._in_jvm` with a ``side`` and an ``accept``). The operator ranks
+    overlaps first, then by gap, as bioframe does, and keeps a row with none: no candidate
+    lists, no window, no shuffle; ``df2`` is indexed and broadcast once. None where the session
+    has no such join.
 
-    ``df1``'s and ``df2``'s columns (by position, names as :func:`.nearest.nearest` gives them)
-    and ``distance``.
+    - one direction ignored: the rows that overlap a row or lie wholly on the side it looks to,
+      a ``side`` of the search without ``direction_col``, else a test inside the search that
+      reads each row's direction (one join where one per direction read ``df2`` twice: 3.07 s
+      against 3.96 s warm at 1M, medians of 6);
+    - ``ignore_overlaps``: the rows that end at or before the row's start or start at or after
+      its end, as bioframe's ``closest`` takes them (a zero-length row at an end included);
+    - the one-table form (``df2`` None): each row's own copy left out, numbered by
+      ``monotonically_increasing_id`` (both sides read the same numbers).
+
+    ``df1``'s and ``df2``'s columns (by position, names as :func:`.nearest.nearest` gives them;
+    ``df1``'s twice in the one-table form) and ``distance``.
     """
     from .nearest import _in_jvm
 
     p1, p2 = suffixes
-    names = [n + p1 for n in df1.columns] + [n + p2 for n in df2.columns] + ["distance"]
-    a, b = checked(df1, c1, "df1", op), checked(df2, c2, "df2", op)
-    # a row along its direction ("+", or none) has upstream on its left: it looks right when
-    # upstream is ignored; a "-" row the other way
-    along_side, against_side = ("right_or_meeting", "left_or_meeting") if ignore_upstream \
-        else ("left_or_meeting", "right_or_meeting")
-    if direction_col is None:
-        return _in_jvm(a, b, c1, c2, None, None, k, None, names, side=along_side)
+    one_table = df2 is None
+    a = checked(df1, c1, "df1", op)
+    if one_table:
+        a = a.withColumn(I1, F.monotonically_increasing_id())
+    b = a if one_table else checked(df2, c2, "df2", op)
+    names = [n + p1 for n in a.columns] + [n + p2 for n in b.columns]
+    one_way = ignore_upstream != ignore_downstream
+    side = "both"
+    if one_way and direction_col is None:  # the search itself looks one way
+        side = "right_or_meeting" if ignore_upstream else "left_or_meeting"
 
-    # Rows of both directions in one join, b indexed and broadcast once: the side test is a
-    # filter inside the search, so each row's k come from its own side.
     def accept(col1, col2, hull1, hull2):
+        if ignore_overlaps:  # bioframe's lists: the rows ending at or before the start, starting at or after the end
+            on = {"left": f"{col2(c2[2])} <= {col1(c1[1])}", "right": f"{col2(c2[1])} >= {col1(c1[2])}"}
+        else:  # and the rows that overlap, which meet the row's hull
+            on = {"left": f"{hull2[0]} <= {hull1[1]}", "right": f"{hull2[1]} >= {hull1[0]}"}
+        if not one_way:
+            return f"({on['left']}) OR ({on['right']})"
+        # a row along its direction ("+", or none) has upstream on its left: it looks right when
+        # upstream is ignored; a "-" row the other way
+        along_on, against_on = (on["right"], on["left"]) if ignore_upstream else (on["left"], on["right"])
+        if direction_col is None:
+            return along_on
         along = f"coalesce({col1(direction_col)} <> '-', true)"
-        on = {"right_or_meeting": f"{hull2[1]} >= {hull1[0]}", "left_or_meeting": f"{hull2[0]} <= {hull1[1]}"}
-        return f"({along} AND {on[along_side]}) OR (NOT {along} AND {on[against_side]})"
+        return f"({along} AND {along_on}) OR (NOT {along} AND {against_on})"
 
-    return _in_jvm(a, b, c1, c2, None, None, k, None, names, accept=accept)
-
-
-def _others_in_jvm(df: DataFrame, c, k: int, op: str, suffixes) -> DataFrame | None:
-    """The one-table form with bioframe's defaults: each row's ``k`` closest *other* rows, from
-    one k-nearest self-join in the JVM whose search leaves the row's own copy out (numbered by
-    ``monotonically_increasing_id``, both sides reading the same numbers), so its ``k`` come from
-    the others as the ranking asks: no candidate lists, no window, no shuffle. None where the
-    session has no such join.
-
-    ``df``'s columns twice (by position, names as :func:`.nearest.nearest` gives them) and
-    ``distance``.
-    """
-    from .nearest import _in_jvm
-
-    p1, p2 = suffixes
-    a = checked(df, c, "df1", op).withColumn(I1, F.monotonically_increasing_id())
-    names = [n + p1 for n in a.columns] + [n + p2 for n in a.columns]
-    joined = _in_jvm(a, a, c, c, None, None, k, None, names, distinct=(I1, I1))
-    if joined is None:
-        return None
+    filtered = ignore_overlaps or (one_way and direction_col is not None)
+    joined = _in_jvm(a, b, c1, c2, None, None, k, None, names, side=side,
+                     distinct=(I1, I1) if one_table else None, accept=accept if filtered else None)
+    if joined is None or not one_table:
+        return joined
     width = len(a.columns)  # the id is the last column of each side
     return joined.select(*[joined.columns[i] for i in range(2 * width + 1) if i not in (width - 1, 2 * width - 1)])
 
