@@ -90,9 +90,11 @@ def choice_for(node: Node, left: DataFrame, right: DataFrame, options: dict, *, 
     refusals = None
     if isinstance(node, Nearest):
         unavailable = registry.unavailable(left.sparkSession)
-        if not within_broadcast_limit(left):
-            unavailable.update({c.name: "the targets are larger than spark.giql.broadcastMaxBytes"
-                                for c in registry.CANDIDATES if c.broadcast and c.name not in unavailable})
+        # the targets' size is asked only where a broadcasting way could still run
+        limited = [c.name for c in registry.CANDIDATES
+                   if c.broadcast and c.name not in unavailable and c.runs not in unavailable]
+        if limited and not within_broadcast_limit(left):
+            unavailable.update({n: "the targets are larger than spark.giql.broadcastMaxBytes" for n in limited})
     if isinstance(node, IntervalJoin):
         unavailable = registry.unavailable(left.sparkSession)
         forced = options.get("strategy")

@@ -1,4 +1,4 @@
-"""Planning a join with a streaming side: stream x static by an index, stream x stream by a state operator.
+"""Building a join with a streaming side: stream x static by an index, stream x stream by a state operator.
 
 No statistics are read from a stream: counting or sampling it would need a
 Spark job on an unbounded input. The strategy is chosen by rule, and the
