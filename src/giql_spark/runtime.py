@@ -125,8 +125,8 @@ def build(node: Node, left: DataFrame, right: DataFrame, choice: Choice, *, dry_
         return nearest.rows(left, right, node, algo=registry.get(choice.strategy).nearest_algo,
                             sides=choice.prepared)
     if isinstance(node, Nearest):
-        return nearest.candidates(left, right, node.spec, dry_run=dry_run, 
-                                    jvm=registry.candidates_named(choice.strategy).runs is not None)
+        return nearest.candidates(left, right, node.spec, dry_run=dry_run,
+                                  jvm=registry.candidates_named(choice.strategy).runs is not None)
     strategy = registry.get(choice.strategy)
     if strategy.python and node.fields:
         left, right = prune(left, node.fields), prune(right, node.fields)

@@ -35,7 +35,7 @@ from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
 from .engine import interval_join, strategy_options
-from .frames import checked, col, interval_cols, overlaps, packed, require_columns, suffix_pair, valid
+from .frames import checked, col, interval_cols, overlaps, packed, q, require_columns, suffix_pair, valid
 from .nearest import nearest
 from .overlap import overlap_spec
 
@@ -294,7 +294,7 @@ def _filtered_in_jvm(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, igno
         along_on, against_on = (on["right"], on["left"]) if ignore_upstream else (on["left"], on["right"])
         if direction_col is None:
             return along_on
-        along = f"coalesce({col1(direction_col)} <> '-', true)"
+        along = _along_sql(col1(direction_col))
         return f"({along} AND {along_on}) OR (NOT {along} AND {against_on})"
 
     filtered = ignore_overlaps or (one_way and direction_col is not None)
@@ -306,10 +306,15 @@ def _filtered_in_jvm(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, igno
     return joined.select(*[joined.columns[i] for i in range(2 * width + 1) if i not in (width - 1, 2 * width - 1)])
 
 
+def _along_sql(column: str) -> str:
+    """SQL true for a row read along its direction: any value of the (quoted) ``column`` but
+    ``"-"``, NULL too."""
+    return f"coalesce({column} <> '-', true)"
+
+
 def _along(direction_col) -> Column:
-    """True for a row read along its direction: any ``direction_col`` but ``"-"`` (NULL too),
-    and every row without one."""
-    return F.coalesce(col(direction_col) != "-", F.lit(True)) if direction_col else F.lit(True)
+    """:func:`_along_sql` of ``direction_col`` as a Column, and true for every row without one."""
+    return F.expr(_along_sql(q(direction_col))) if direction_col else F.lit(True)
 
 
 def _sides_in_jvm(left: DataFrame, right: DataFrame, looks_left: Column, looks_right: Column, kk: int):
