@@ -35,7 +35,7 @@ from pyspark.sql import functions as F
 
 from ..errors import GiqlSparkError
 from .engine import interval_join, strategy_options
-from .frames import checked, col, interval_cols, overlaps, packed, q, require_columns, suffix_pair, valid
+from .frames import checked, col, field, interval_cols, overlaps, packed, q, require_columns, suffix_pair, valid
 from .nearest import nearest
 from .overlap import overlap_spec
 
@@ -150,29 +150,30 @@ def closest(df1: DataFrame, df2: DataFrame | None = None, k: int = 1, ignore_ove
         # Renamed by position on top of the join (which keeps the output names, and so
         # the files' statistics, where they are distinct): distinct names to select by.
         pairs = flat.toDF(*[n + "__gs_1" for n in n1], *[n + "__gs_2" for n in n2], "distance")
-        row1 = [col(n + "__gs_1") for n in n1]
-        row2 = [col(n + "__gs_2") for n in n2]
+        row1 = [q(n + "__gs_1") for n in n1]
+        row2 = [q(n + "__gs_2") for n in n2]
     else:
         pairs = _directed(df1, None if one_table else df2, c1, c2, k, ignore_overlaps, ignore_upstream,
                           ignore_downstream, direction_col, tie_breaking_col, op, options)
-        row1 = [F.col(ROW1).getField(n) for n in n1]
-        row2 = [F.col(ROW2).getField(n) for n in n2]
-    distance = F.col("distance")
+        row1 = [field(ROW1, n) for n in n1]
+        row2 = [field(ROW2, n) for n in n2]
 
+    # The output as SQL text, parsed in one call: a Column per output column took several
+    # Python-to-JVM round trips each.
     out = []
     if return_input:
-        out += [c.alias(n + p1) for c, n in zip(row1, n1)]
-        out += [c.alias(n + p2) for c, n in zip(row2, n2)]
+        out += [f"{c} AS {q(n + p1)}" for c, n in zip(row1, n1)]
+        out += [f"{c} AS {q(n + p2)}" for c, n in zip(row2, n2)]
     if return_overlap:
-        s1, e1 = row1[n1.index(c1[1])].cast("long"), row1[n1.index(c1[2])].cast("long")
-        s2, e2 = row2[n2.index(c2[1])].cast("long"), row2[n2.index(c2[2])].cast("long")
-        start, end = F.greatest(s1, s2), F.least(e1, e2)
-        have = F.when(distance.isNotNull(), start < end)
-        out += [have.alias("have_overlap"), F.when(have, start).alias("overlap_start"),
-                F.when(have, end).alias("overlap_end")]
+        s1, e1 = (f"CAST({row1[n1.index(c)]} AS BIGINT)" for c in c1[1:])
+        s2, e2 = (f"CAST({row2[n2.index(c)]} AS BIGINT)" for c in c2[1:])
+        start, end = f"greatest({s1}, {s2})", f"least({e1}, {e2})"
+        have = f"CASE WHEN `distance` IS NOT NULL THEN {start} < {end} END"
+        out += [f"{have} AS have_overlap", f"CASE WHEN {have} THEN {start} END AS overlap_start",
+                f"CASE WHEN {have} THEN {end} END AS overlap_end"]
     if return_distance:
-        out.append(distance.alias("distance"))
-    return pairs.select(*out)
+        out.append("`distance`")
+    return pairs.selectExpr(*out)
 
 
 def _directed(df1: DataFrame, df2: DataFrame | None, c1, c2, k: int, ignore_overlaps: bool,

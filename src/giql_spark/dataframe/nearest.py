@@ -189,8 +189,10 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
         names = [f"__gs_1_{i}" for i in range(len(a.columns))] + [f"__gs_2_{i}" for i in range(len(b.columns))]
     n1 = dict(zip(a.columns, names))
     n2 = dict(zip(b.columns, names[len(a.columns):]))
-    left = a.select(*[col(c).alias(n) for c, n in n1.items()])
-    right = b.select(*[col(c).alias(n) for c, n in n2.items()])
+    # SQL text, one call a side: a Column per name took some five Python-to-JVM round trips
+    # each, most of a closest's planning
+    left = a.selectExpr(*[f"{q(c)} AS {q(n)}" for c, n in n1.items()])
+    right = b.selectExpr(*[f"{q(c)} AS {q(n)}" for c, n in n2.items()])
 
     def hull(names, cols):
         s, e = (f"CAST({q(names[cols[1]])} AS BIGINT)", f"CAST({q(names[cols[2]])} AS BIGINT)")
@@ -217,11 +219,11 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
                          condition=condition)
     if joined is None:
         return None
-    s1, e1 = F.col(n1[c1[1]]).cast("long"), F.col(n1[c1[2]]).cast("long")
-    s2, e2 = F.col(n2[c2[1]]).cast("long"), F.col(n2[c2[2]]).cast("long")
-    matched = F.col(n2[c2[1]]).isNotNull()
-    distance = F.when(matched, F.greatest(s1 - e2, s2 - e1, F.lit(0).cast("long")))
-    return joined.select(*n1.values(), *n2.values(), distance.alias("distance"))
+    s1, e1 = (f"CAST({q(n1[c])} AS BIGINT)" for c in c1[1:])
+    s2, e2 = (f"CAST({q(n2[c])} AS BIGINT)" for c in c2[1:])
+    distance = (f"CASE WHEN {q(n2[c2[1]])} IS NOT NULL "
+                f"THEN greatest({s1} - {e2}, {s2} - {e1}, CAST(0 AS BIGINT)) END AS distance")
+    return joined.selectExpr(*[q(n) for n in n1.values()], *[q(n) for n in n2.values()], distance)
 
 
 def _sentinels(refs: DataFrame, targets: DataFrame) -> DataFrame:
