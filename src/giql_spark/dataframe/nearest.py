@@ -194,8 +194,11 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
     left = a.selectExpr(*[f"{q(c)} AS {q(n)}" for c, n in n1.items()])
     right = b.selectExpr(*[f"{q(c)} AS {q(n)}" for c, n in n2.items()])
 
+    def ends(names, cols):
+        return tuple(f"CAST({q(names[c])} AS BIGINT)" for c in cols[1:])
+
     def hull(names, cols):
-        s, e = (f"CAST({q(names[cols[1]])} AS BIGINT)", f"CAST({q(names[cols[2]])} AS BIGINT)")
+        s, e = ends(names, cols)
         return f"2 * {s}", f"greatest(2 * {e} - 1, 2 * {s})"
 
     lk, rk = [], []
@@ -219,8 +222,7 @@ def _in_jvm(a: DataFrame, b: DataFrame, c1, c2, st1, st2, k: int, max_distance, 
                          condition=condition)
     if joined is None:
         return None
-    s1, e1 = (f"CAST({q(n1[c])} AS BIGINT)" for c in c1[1:])
-    s2, e2 = (f"CAST({q(n2[c])} AS BIGINT)" for c in c2[1:])
+    (s1, e1), (s2, e2) = ends(n1, c1), ends(n2, c2)
     distance = (f"CASE WHEN {q(n2[c2[1]])} IS NOT NULL "
                 f"THEN greatest({s1} - {e2}, {s2} - {e1}, CAST(0 AS BIGINT)) END AS distance")
     return joined.selectExpr(*[q(n) for n in n1.values()], *[q(n) for n in n2.values()], distance)
